@@ -1,0 +1,54 @@
+import type { DynamicModule, MiddlewareConsumer, NestModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import express from 'express';
+import { AuthController } from './auth/auth.controller.js';
+import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
+import { BearerStrategy } from './auth/bearer.strategy.js';
+import { TokenCache } from './auth/token-cache.js';
+import { ServiceClients } from './clients/service-clients.js';
+import { GatewayConfig } from './config.js';
+import { DevicePageController } from './device/device-page.controller.js';
+import { HealthController } from './health/health.controller.js';
+import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
+import { HttpErrorFilter } from './http/http-error.filter.js';
+import { ProjectsController, RegionsController } from './projects/projects.controller.js';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
+import { InMemoryRateLimitStore, RateLimitStore } from './rate-limit/rate-limit.store.js';
+
+/** Request bodies above this are refused with 413 (decisions.md section 1). */
+export const BODY_LIMIT = '64kb';
+
+const CONTROLLERS = [HealthController, AuthController, DevicePageController, ProjectsController, RegionsController];
+
+/** The cloud HTTP API: authenticate, rate-limit, validate, forward, wrap. */
+@Module({})
+export class AppModule implements NestModule {
+  static forRoot(config: GatewayConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [PassportModule],
+      controllers: CONTROLLERS,
+      providers: [
+        { provide: GatewayConfig, useValue: config },
+        { provide: RateLimitStore, useClass: InMemoryRateLimitStore },
+        ServiceClients,
+        TokenCache,
+        BearerStrategy,
+        // Guards run in this order: who calls, then their bucket (and 401 for the anonymous).
+        { provide: APP_GUARD, useClass: BearerAuthGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        { provide: APP_FILTER, useClass: HttpErrorFilter },
+      ],
+    };
+  }
+
+  /** Bodies are read only on known routes, so an unknown route is 404 before any 413. */
+  configure(consumer: MiddlewareConsumer): void {
+    consumer
+      .apply(express.json({ limit: BODY_LIMIT }), express.urlencoded({ extended: false, limit: BODY_LIMIT }))
+      .forRoutes(...CONTROLLERS);
+  }
+}

@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import type { AuthenticatedUser, VerifyTokenRequest } from '@pgcloud/contracts';
+import { AUTH_PATTERNS, DomainError } from '@pgcloud/contracts';
+import { Strategy } from 'passport-http-bearer';
+import type { GatewayRequest } from '../http/request-context.js';
+import { contextOf } from '../http/request-context.js';
+import { ServiceClients } from '../clients/service-clients.js';
+import { TokenCache } from './token-cache.js';
+
+/** passport-http-bearer asking auth-service who holds the token. */
+@Injectable()
+export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
+  constructor(
+    private readonly clients: ServiceClients,
+    private readonly cache: TokenCache,
+  ) {
+    super({ passReqToCallback: true });
+  }
+
+  async validate(req: GatewayRequest, token: string): Promise<AuthenticatedUser | false> {
+    const cached = this.cache.get(token);
+    if (cached) return cached;
+    try {
+      const user = await this.clients.auth.send<AuthenticatedUser, VerifyTokenRequest>(AUTH_PATTERNS.verifyToken, contextOf(req), { token });
+      this.cache.set(token, user);
+      return user;
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'AUTH_REQUIRED') return false;
+      throw err;
+    }
+  }
+}

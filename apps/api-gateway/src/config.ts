@@ -1,0 +1,47 @@
+import { CommonEnv, validateEnv } from '@pgcloud/config';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsInt, IsUrl, Max, Min } from 'class-validator';
+
+/** api-gateway settings (see .env.example). */
+export class GatewayConfig extends CommonEnv {
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  GATEWAY_PORT: number = 8080;
+
+  /** Address the gateway listens on. */
+  @IsUrl({ require_tld: false, require_protocol: false }, { message: 'must be a host name or address' })
+  GATEWAY_HOST: string = '127.0.0.1';
+
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  PUBLIC_BASE_URL: string = 'http://127.0.0.1:8080';
+
+  @IsInt() @Min(1) RATE_LIMIT_FREE_PER_MINUTE: number = 60;
+  @IsInt() @Min(1) RATE_LIMIT_FREE_BURST: number = 10;
+  @IsInt() @Min(1) RATE_LIMIT_PRO_PER_MINUTE: number = 1000;
+  @IsInt() @Min(1) RATE_LIMIT_PRO_BURST: number = 100;
+  @IsInt() @Min(1) RATE_LIMIT_IP_PER_MINUTE: number = 60;
+  @IsInt() @Min(1) RATE_LIMIT_IP_BURST: number = 10;
+
+  /** Take the client IP from the first X-Forwarded-For hop (behind a trusted proxy). */
+  @Transform(({ obj }: { obj: Record<string, unknown> }) => ['true', '1', true].includes(obj['TRUST_PROXY'] as string))
+  @IsBoolean()
+  TRUST_PROXY: boolean = false;
+
+  /** How long a checked token is trusted without asking auth-service again (revocation bound). */
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  AUTH_CACHE_SECONDS: number = 5;
+
+  /** How long GET / waits for each service. */
+  @IsInt()
+  @Min(50)
+  @Max(10_000)
+  HEALTH_TIMEOUT_MS: number = 1000;
+}
+
+/** Reads and checks the settings; a bad value stops the gateway at start. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
+  return validateEnv(GatewayConfig, env);
+}

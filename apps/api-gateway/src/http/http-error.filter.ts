@@ -1,0 +1,42 @@
+import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
+import { Catch, HttpException, Logger } from '@nestjs/common';
+import type { ErrorBody } from '@pgcloud/contracts';
+import { DomainError, httpStatusFor } from '@pgcloud/contracts';
+import type { Response } from 'express';
+import type { GatewayRequest } from './request-context.js';
+
+/** Turns anything thrown into the error envelope with the status of its code. */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpErrorFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const req = host.switchToHttp().getRequest<GatewayRequest>();
+    const res = host.switchToHttp().getResponse<Response>();
+    const error = this.toDomainError(exception, req);
+    if (error.code === 'AUTH_REQUIRED') res.setHeader('WWW-Authenticate', 'Bearer');
+    const body: { success: false; error: ErrorBody } = { success: false, error: error.toBody() };
+    res.status(httpStatusFor(error.code)).json(body);
+  }
+
+  private toDomainError(exception: unknown, req: GatewayRequest): DomainError {
+    if (exception instanceof DomainError) return exception;
+    if (exception instanceof HttpException) {
+      // Express's body parser fails before routing reaches us; Nest hands us its HttpException.
+      switch (exception.getStatus()) {
+        case 404:
+          return new DomainError('NOT_FOUND', `There is no route ${req.method} ${req.path}.`);
+        case 413:
+          return new DomainError('PAYLOAD_TOO_LARGE', 'The request body is larger than 64 KiB.');
+        case 400:
+        case 415:
+          return new DomainError('VALIDATION_ERROR', 'The request body could not be read.', [
+            { field: 'body', message: 'must be valid JSON or form data' },
+          ]);
+      }
+    }
+    const detail = exception instanceof Error ? exception.stack : String(exception);
+    this.logger.error(`[${req.requestId}] ${req.method} ${req.path} failed: ${detail}`);
+    return new DomainError('INTERNAL_ERROR', 'An unexpected error occurred.');
+  }
+}

@@ -1,0 +1,19 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { logLevels } from '@pgcloud/messaging';
+import { AppModule } from './app.module.js';
+import { loadConfig } from './config.js';
+import { requestIdMiddleware } from './http/request-id.middleware.js';
+
+const config = loadConfig();
+const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+  bodyParser: false,
+  logger: logLevels(config.LOG_LEVEL),
+});
+app.use(requestIdMiddleware);
+app.disable('x-powered-by');
+app.enableShutdownHooks();
+await app.listen(config.GATEWAY_PORT, config.GATEWAY_HOST);
+new Logger('Bootstrap').log(`api-gateway is listening on ${await app.getUrl()}`);

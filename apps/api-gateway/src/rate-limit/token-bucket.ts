@@ -1,0 +1,46 @@
+/** A bucket's size and refill: `burst` tokens, `perMinute` tokens a minute. */
+export interface BucketLimit {
+  perMinute: number;
+  burst: number;
+}
+
+/** A bucket's fill at a moment. */
+export interface BucketState {
+  tokens: number;
+  updatedAtMs: number;
+}
+
+/** The outcome of one request against a bucket, with what the headers tell. */
+export interface BucketDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+  retryAfterSeconds: number;
+}
+
+/**
+ * Takes one token at `nowMs` (decisions.md section 3): the bucket refills continuously at
+ * perMinute/60 a second up to burst; a request is admitted when a whole token is there.
+ */
+export function takeToken(
+  state: BucketState | undefined,
+  limit: BucketLimit,
+  nowMs: number,
+): { state: BucketState; decision: BucketDecision } {
+  const ratePerSecond = limit.perMinute / 60;
+  const elapsedSeconds = state ? Math.max(0, nowMs - state.updatedAtMs) / 1000 : 0;
+  const available = state ? Math.min(limit.burst, state.tokens + elapsedSeconds * ratePerSecond) : limit.burst;
+  const allowed = available >= 1;
+  const tokens = allowed ? available - 1 : available;
+  return {
+    state: { tokens, updatedAtMs: nowMs },
+    decision: {
+      allowed,
+      limit: limit.perMinute,
+      remaining: Math.floor(tokens),
+      resetSeconds: Math.ceil((limit.burst - tokens) / ratePerSecond),
+      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / ratePerSecond)),
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import type { DynamicModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { HealthController, SERVICE_NAME } from '@pgcloud/messaging';
+import { ensureMetadataSchema } from '@pgcloud/postgres';
+import { AuthController } from './auth.controller.js';
+import { AuthServiceConfig } from './config.js';
+import { DeviceFlowService } from './device/device-flow.service.js';
+import { DeviceRequestEntity, WrongCodeAttemptEntity } from './device/device-request.entity.js';
+import { CreateAuth1763770000000 } from './migrations/1763770000000-create-auth.js';
+import { AccessTokenEntity } from './tokens/access-token.entity.js';
+import { TokensService } from './tokens/tokens.service.js';
+import { UserEntity } from './users/user.entity.js';
+import { UsersService } from './users/users.service.js';
+
+export const AUTH_SCHEMA = 'auth';
+const ENTITIES = [UserEntity, DeviceRequestEntity, WrongCodeAttemptEntity, AccessTokenEntity];
+
+/** auth-service: users, the device flow, tokens and tiers. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AuthServiceConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: async () => {
+            await ensureMetadataSchema(config.DATABASE_URL, AUTH_SCHEMA);
+            return {
+              type: 'postgres',
+              url: config.DATABASE_URL,
+              schema: AUTH_SCHEMA,
+              entities: ENTITIES,
+              migrations: [CreateAuth1763770000000],
+              migrationsRun: true,
+              synchronize: false,
+            };
+          },
+        }),
+        TypeOrmModule.forFeature(ENTITIES),
+      ],
+      controllers: [AuthController, HealthController],
+      providers: [
+        { provide: AuthServiceConfig, useValue: config },
+        { provide: SERVICE_NAME, useValue: 'auth-service' },
+        UsersService,
+        TokensService,
+        DeviceFlowService,
+      ],
+    };
+  }
+}

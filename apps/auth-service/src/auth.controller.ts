@@ -1,0 +1,53 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
+import type { DeviceStartRequest, DeviceVerifyRequest, LogoutRequest, VerifyTokenRequest } from '@pgcloud/contracts';
+import { AUTH_PATTERNS, DeviceTokenDto, DomainError, RequestContext } from '@pgcloud/contracts';
+import { MessageBody, MessageCtx } from '@pgcloud/messaging';
+import { DeviceFlowService } from './device/device-flow.service.js';
+import { TokensService } from './tokens/tokens.service.js';
+import { UsersService } from './users/users.service.js';
+
+/** Message handlers of auth-service. */
+@Controller()
+export class AuthController {
+  constructor(
+    private readonly deviceFlow: DeviceFlowService,
+    private readonly tokens: TokensService,
+    private readonly users: UsersService,
+  ) {}
+
+  @MessagePattern(AUTH_PATTERNS.startDevice)
+  startDevice(@MessageCtx() ctx: RequestContext, @MessageBody() _body: DeviceStartRequest) {
+    return this.deviceFlow.start(ctx);
+  }
+
+  @MessagePattern(AUTH_PATTERNS.pollDevice)
+  pollDevice(@MessageCtx() ctx: RequestContext, @MessageBody() body: DeviceTokenDto) {
+    return this.deviceFlow.poll(ctx, body.device_code);
+  }
+
+  @MessagePattern(AUTH_PATTERNS.verifyDevice)
+  verifyDevice(@MessageCtx() ctx: RequestContext, @MessageBody() body: DeviceVerifyRequest) {
+    return this.deviceFlow.verify(ctx, body);
+  }
+
+  @MessagePattern(AUTH_PATTERNS.verifyToken)
+  verifyToken(@MessageBody() body: VerifyTokenRequest) {
+    return this.tokens.verify(String(body.token));
+  }
+
+  @MessagePattern(AUTH_PATTERNS.me)
+  me(@MessageCtx() ctx: RequestContext) {
+    return this.users.profile(signedIn(ctx));
+  }
+
+  @MessagePattern(AUTH_PATTERNS.logout)
+  logout(@MessageCtx() ctx: RequestContext, @MessageBody() body: LogoutRequest) {
+    return this.tokens.revoke(signedIn(ctx), String(body.token_id));
+  }
+}
+
+function signedIn(ctx: RequestContext): string {
+  if (!ctx.userId) throw new DomainError('AUTH_REQUIRED', 'This operation needs a signed-in user.');
+  return ctx.userId;
+}

@@ -1,0 +1,56 @@
+import { CommonEnv, validateEnv } from '@pgcloud/config';
+import { IsIn, IsInt, IsOptional, IsUrl, Matches, Max, Min } from 'class-validator';
+
+/** auth-service settings (see .env.example). */
+export class AuthServiceConfig extends CommonEnv {
+  /** Base of verification_uri: where people reach the gateway. */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  PUBLIC_BASE_URL: string = 'http://127.0.0.1:8080';
+
+  /** The identity provider behind the device flow. */
+  @IsIn(['local'])
+  IDENTITY_PROVIDER: string = 'local';
+
+  /** expires_in of a local device request. */
+  @IsInt()
+  @Min(10)
+  @Max(3600)
+  DEVICE_CODE_TTL_SECONDS: number = 900;
+
+  /** interval of a local device request. */
+  @IsInt()
+  @Min(1)
+  @Max(60)
+  DEVICE_POLL_INTERVAL_SECONDS: number = 5;
+
+  /** Wrong user_codes one client IP may enter per window before it is refused. */
+  @IsInt()
+  @Min(1)
+  DEVICE_WRONG_CODE_LIMIT: number = 10;
+
+  /** The window of DEVICE_WRONG_CODE_LIMIT. */
+  @IsInt()
+  @Min(1)
+  DEVICE_WRONG_CODE_WINDOW_SECONDS: number = 900;
+
+  /** Lifetime of an access token. */
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  TOKEN_TTL_DAYS: number = 30;
+
+  /** When set, only these local logins (comma-separated) may sign in. */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9-]+(\s*,\s*[A-Za-z0-9-]+)*$/, { message: 'must be logins separated by commas' })
+  LOCAL_IDP_ALLOWED_LOGINS?: string;
+
+  get allowedLogins(): Set<string> | null {
+    if (!this.LOCAL_IDP_ALLOWED_LOGINS) return null;
+    return new Set(this.LOCAL_IDP_ALLOWED_LOGINS.split(',').map((login) => login.trim().toLowerCase()));
+  }
+}
+
+/** Reads and checks the settings; a bad value stops the service at start. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): AuthServiceConfig {
+  return validateEnv(AuthServiceConfig, env);
+}

@@ -1,0 +1,84 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import type { Tier, User, UserProfile } from '@pgcloud/contracts';
+import { DomainError, isId, newId } from '@pgcloud/contracts';
+import { isUniqueViolation } from '@pgcloud/postgres';
+import { DataSource, Repository } from 'typeorm';
+import { UserEntity } from './user.entity.js';
+
+/** Users: first sign-in, profile, tier. */
+@Injectable()
+export class UsersService {
+  private readonly logger = new Logger(UsersService.name);
+
+  constructor(
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  /**
+   * The local user with this login, made at its first sign-in with the next sequential
+   * identity_id; a later sign-in keeps the id and takes a newly given email.
+   */
+  async signInLocal(login: string, email: string | undefined): Promise<UserEntity> {
+    const existing = await this.findLocal(login);
+    if (existing) {
+      if (email && email !== existing.email) await this.users.update({ id: existing.id }, { email });
+      return this.users.findOneByOrFail({ id: existing.id });
+    }
+    const rows = (await this.dataSource.query(`SELECT nextval('auth.local_identity_id_seq') AS id`)) as { id: string }[];
+    const user = this.users.create({
+      id: newId('user'),
+      identityProvider: 'local',
+      identityId: Number(rows[0]?.id),
+      login,
+      email: email ?? `${login.toLowerCase()}@localhost`,
+      tier: 'free',
+    });
+    try {
+      await this.users.insert(user);
+    } catch (err) {
+      // Two first sign-ins of one login at once: the other one won.
+      if (isUniqueViolation(err)) return this.findLocalOrFail(login);
+      throw err;
+    }
+    this.logger.log(`new local user ${user.id} (identity_id ${user.identityId})`);
+    return this.users.findOneByOrFail({ id: user.id });
+  }
+
+  async profile(userId: string): Promise<UserProfile> {
+    const user = await this.users.findOneBy({ id: userId });
+    if (!user) throw new DomainError('AUTH_REQUIRED', 'The signed-in user no longer exists.');
+    return { ...toUser(user), created_at: user.createdAt.toISOString() };
+  }
+
+  /** Sets the tier of a user named by id or login (the operator's admin command). */
+  async setTier(userIdOrLogin: string, tier: Tier): Promise<UserEntity> {
+    const matches = isId('user', userIdOrLogin)
+      ? await this.users.findBy({ id: userIdOrLogin })
+      : await this.users.createQueryBuilder('u').where('lower(u.login) = lower(:login)', { login: userIdOrLogin }).getMany();
+    const [user, other] = matches;
+    if (!user) throw new Error(`no user with id or login "${userIdOrLogin}"`);
+    if (other) throw new Error(`several users have the login "${userIdOrLogin}"; name one by its id`);
+    await this.users.update({ id: user.id }, { tier });
+    return this.users.findOneByOrFail({ id: user.id });
+  }
+
+  private findLocal(login: string): Promise<UserEntity | null> {
+    return this.users
+      .createQueryBuilder('u')
+      .where(`u.identity_provider = 'local' AND lower(u.login) = lower(:login)`, { login })
+      .getOne();
+  }
+
+  private async findLocalOrFail(login: string): Promise<UserEntity> {
+    const user = await this.findLocal(login);
+    if (!user) throw new Error(`local user ${login} vanished`);
+    return user;
+  }
+}
+
+/** A user as the API shows it. */
+export function toUser(user: UserEntity): User {
+  return { id: user.id, identity_id: user.identityId, login: user.login, email: user.email };
+}

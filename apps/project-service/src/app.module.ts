@@ -1,0 +1,47 @@
+import type { DynamicModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { HealthController, SERVICE_NAME } from '@pgcloud/messaging';
+import { ensureMetadataSchema } from '@pgcloud/postgres';
+import { ProjectServiceConfig } from './config.js';
+import { CreateProjects1763770000000 } from './migrations/1763770000000-create-projects.js';
+import { ProjectEntity } from './projects/project.entity.js';
+import { ProjectsController } from './projects/projects.controller.js';
+import { ProjectsService } from './projects/projects.service.js';
+import { RegionsService } from './regions/regions.service.js';
+
+export const PROJECTS_SCHEMA = 'projects';
+
+/** project-service: projects and regions. */
+@Module({})
+export class AppModule {
+  static forRoot(config: ProjectServiceConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: async () => {
+            await ensureMetadataSchema(config.DATABASE_URL, PROJECTS_SCHEMA);
+            return {
+              type: 'postgres',
+              url: config.DATABASE_URL,
+              schema: PROJECTS_SCHEMA,
+              entities: [ProjectEntity],
+              migrations: [CreateProjects1763770000000],
+              migrationsRun: true,
+              synchronize: false,
+            };
+          },
+        }),
+        TypeOrmModule.forFeature([ProjectEntity]),
+      ],
+      controllers: [ProjectsController, HealthController],
+      providers: [
+        { provide: ProjectServiceConfig, useValue: config },
+        { provide: SERVICE_NAME, useValue: 'project-service' },
+        RegionsService,
+        ProjectsService,
+      ],
+    };
+  }
+}

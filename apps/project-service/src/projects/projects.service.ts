@@ -1,0 +1,73 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { CreateProjectDto, Deleted, Project, ProjectDetail, RequestContext } from '@pgcloud/contracts';
+import { DomainError, isId, newId } from '@pgcloud/contracts';
+import { isUniqueViolation } from '@pgcloud/postgres';
+import { Repository } from 'typeorm';
+import { RegionsService } from '../regions/regions.service.js';
+import { ProjectEntity } from './project.entity.js';
+
+/** Projects of an account: names, default region, delete. */
+@Injectable()
+export class ProjectsService {
+  private readonly logger = new Logger(ProjectsService.name);
+
+  constructor(
+    @InjectRepository(ProjectEntity) private readonly projects: Repository<ProjectEntity>,
+    private readonly regions: RegionsService,
+  ) {}
+
+  async create(ctx: RequestContext, dto: CreateProjectDto): Promise<Project> {
+    const ownerId = requireUser(ctx);
+    const region = dto.default_region ?? this.regions.defaultRegion().id;
+    if (!this.regions.has(region)) {
+      throw new DomainError('VALIDATION_ERROR', 'The request is not valid.', [
+        { field: 'default_region', message: `default_region must be one of: ${this.regions.list().map((r) => r.id).join(', ')}` },
+      ]);
+    }
+    const project = this.projects.create({ id: newId('proj'), ownerId, name: dto.name, defaultRegion: region });
+    try {
+      await this.projects.insert(project);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new DomainError('PROJECT_NAME_TAKEN', `You already have a project named "${dto.name}".`);
+      throw err;
+    }
+    const saved = await this.projects.findOneByOrFail({ id: project.id });
+    this.logger.log(`[${ctx.requestId}] project ${saved.id} created for ${ownerId}`);
+    return toProject(saved);
+  }
+
+  async list(ctx: RequestContext): Promise<{ projects: Project[] }> {
+    const rows = await this.projects.find({ where: { ownerId: requireUser(ctx) }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return { projects: rows.map(toProject) };
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<ProjectDetail> {
+    const project = await this.findOwned(ctx, id);
+    // Databases arrive with the database-provisioner; until then a project holds none.
+    return { ...toProject(project), database_count: 0 };
+  }
+
+  async delete(ctx: RequestContext, id: string): Promise<Deleted> {
+    const project = await this.findOwned(ctx, id);
+    await this.projects.delete({ id: project.id, ownerId: project.ownerId });
+    this.logger.log(`[${ctx.requestId}] project ${project.id} deleted`);
+    return { id: project.id, deleted: true };
+  }
+
+  private async findOwned(ctx: RequestContext, id: string): Promise<ProjectEntity> {
+    const ownerId = requireUser(ctx);
+    const project = isId('proj', id) ? await this.projects.findOneBy({ id, ownerId }) : null;
+    if (!project) throw new DomainError('PROJECT_NOT_FOUND', `Project ${id} was not found.`);
+    return project;
+  }
+}
+
+function requireUser(ctx: RequestContext): string {
+  if (!ctx.userId) throw new DomainError('AUTH_REQUIRED', 'This operation needs a signed-in user.');
+  return ctx.userId;
+}
+
+function toProject(entity: ProjectEntity): Project {
+  return { id: entity.id, name: entity.name, default_region: entity.defaultRegion, created_at: entity.createdAt.toISOString() };
+}

@@ -1,0 +1,32 @@
+import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+
+/** Settings every pgcloud service shares: the broker, the metadata database, logging. */
+export class CommonEnv {
+  /** AMQP URL of RabbitMQ. */
+  @Matches(/^amqps?:\/\//, { message: 'must be an amqp:// or amqps:// URL' })
+  RABBITMQ_URL: string = 'amqp://guest:guest@127.0.0.1:5672';
+
+  /** Prefix of every queue name, so several deployments can share one broker. */
+  @Matches(/^[a-z0-9][a-z0-9._-]*$/, { message: 'must be lowercase letters, digits, dots, dashes or underscores' })
+  RMQ_QUEUE_PREFIX: string = 'pgcloud';
+
+  /** How long a caller waits for a service's answer before SERVICE_UNAVAILABLE. */
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  RPC_TIMEOUT_MS: number = 5000;
+
+  /** Messages a service works on at once. */
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  RMQ_PREFETCH: number = 32;
+
+  /** PostgreSQL URL of the metadata database; each service keeps its own schema there. */
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
+  DATABASE_URL: string = 'postgres://postgres@127.0.0.1:5432/pgcloud';
+
+  @IsString()
+  @IsIn(['error', 'warn', 'log', 'debug', 'verbose'])
+  LOG_LEVEL: string = 'log';
+}

@@ -1,0 +1,2 @@
+export * from './validate-env.js';
+export * from './common-env.js';

@@ -1,0 +1,42 @@
+import 'reflect-metadata';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+
+/** Thrown at start when a setting is missing or bad; names every variable at fault. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Reads an app's settings from the environment into its typed class: the class's
+ * property initialisers are the defaults, its class-validator decorators the rules.
+ */
+export function validateEnv<T extends object>(
+  envClass: new () => T,
+  env: Record<string, string | undefined> = process.env,
+): T {
+  const defined = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const config = plainToInstance(envClass, defined, { enableImplicitConversion: true, exposeDefaultValues: true });
+  const errors = validateSync(config, { whitelist: false, forbidUnknownValues: true });
+  if (errors.length > 0) {
+    throw new ConfigError(
+      errors.map((e) => `${e.property}=${JSON.stringify(env[e.property] ?? null)}: ${Object.values(e.constraints ?? {}).join('; ')}`),
+    );
+  }
+  return config;
+}
+
+/** Parses `id=name,id=name` lists such as REGIONS. */
+export function parsePairs(value: string): { id: string; name: string }[] {
+  return value
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter((pair) => pair.length > 0)
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      return eq < 0 ? { id: pair, name: pair } : { id: pair.slice(0, eq).trim(), name: pair.slice(eq + 1).trim() };
+    });
+}

@@ -1,0 +1,35 @@
+/** A user's tier; carried with the caller's identity in every message. */
+export type Tier = 'free' | 'pro';
+
+/** Who asks and under which request id; part of every message between services. */
+export interface RequestContext {
+  requestId: string;
+  userId?: string;
+  tier?: Tier;
+}
+
+/** The body of every request message: the caller's context and the payload. */
+export interface Message<T> {
+  ctx: RequestContext;
+  payload: T;
+}
+
+/** The pattern every service answers for the gateway's health check. */
+export const HEALTH_PING = 'health.ping';
+
+/** What a service answers to HEALTH_PING. */
+export interface HealthPong {
+  service: string;
+}
+
+/** The RabbitMQ queue of each service; a deployment adds its own prefix. */
+export const SERVICE_QUEUES = {
+  auth: 'auth-service',
+  projects: 'project-service',
+} as const;
+
+/** A service the gateway talks to. */
+export type ServiceName = keyof typeof SERVICE_QUEUES;
+
+/** The topic exchange that carries domain events. */
+export const EVENTS_EXCHANGE = 'pgcloud.events';

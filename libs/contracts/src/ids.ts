@@ -1,0 +1,19 @@
+import { randomInt } from 'node:crypto';
+
+/** The type prefixes of pgcloud ids. */
+export type IdPrefix = 'user' | 'proj' | 'db' | 'srv' | 'bkp' | 'rstr' | 'dev' | 'tok';
+
+const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
+const ID_BODY_LENGTH = 20;
+
+/** A new id: the prefix, an underscore and 20 random characters of [0-9a-z]. */
+export function newId(prefix: IdPrefix): string {
+  let body = '';
+  for (let i = 0; i < ID_BODY_LENGTH; i++) body += ALPHABET[randomInt(ALPHABET.length)];
+  return `${prefix}_${body}`;
+}
+
+/** True when the value is a well-formed id of that prefix. */
+export function isId(prefix: IdPrefix, value: string): boolean {
+  return new RegExp(`^${prefix}_[0-9a-z]{${ID_BODY_LENGTH}}$`).test(value);
+}

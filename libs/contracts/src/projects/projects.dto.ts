@@ -1,0 +1,28 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+
+/** Project names: lowercase letters, digits and hyphens, a letter first, 3 to 50 long. */
+export const PROJECT_NAME_PATTERN = /^[a-z][a-z0-9-]*$/;
+
+/** Body of POST /projects. */
+export class CreateProjectDto {
+  @IsString()
+  @Length(3, 50, { message: 'name must be 3 to 50 characters long' })
+  @Matches(PROJECT_NAME_PATTERN, {
+    message: 'name may hold only lowercase letters, digits and hyphens, and must start with a letter',
+  })
+  name: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(63)
+  default_region?: string;
+}
+
+/** Query of DELETE /projects/{id}. */
+export class DeleteProjectQueryDto {
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean({ message: 'force must be true or false' })
+  force?: boolean;
+}

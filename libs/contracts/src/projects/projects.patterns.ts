@@ -1,0 +1,21 @@
+/** Message patterns answered by project-service. */
+export const PROJECT_PATTERNS = {
+  /** CreateProjectDto -> Project. */
+  create: 'projects.create',
+  /** {} -> {projects: Project[]}. */
+  list: 'projects.list',
+  /** ProjectIdRequest -> ProjectDetail. */
+  get: 'projects.get',
+  /** DeleteProjectRequest -> Deleted. */
+  delete: 'projects.delete',
+  /** {} -> {regions: Region[]}. */
+  regions: 'regions.list',
+} as const;
+
+/** Events published by project-service on EVENTS_EXCHANGE. */
+export const PROJECT_EVENTS = {
+  /** ProjectEvent: a project was created. */
+  created: 'project.created',
+  /** ProjectEvent: a project is gone from the API; owners of its parts clean up. */
+  deleted: 'project.deleted',
+} as const;

@@ -1,0 +1,42 @@
+/** A project as the API shows it. */
+export interface Project {
+  id: string;
+  name: string;
+  default_region: string;
+  created_at: string;
+}
+
+/** GET /projects/{id}. */
+export interface ProjectDetail extends Project {
+  database_count: number;
+}
+
+/** A region of the deployment. */
+export interface Region {
+  id: string;
+  name: string;
+}
+
+/** projects.get. */
+export interface ProjectIdRequest {
+  id: string;
+}
+
+/** projects.delete. */
+export interface DeleteProjectRequest {
+  id: string;
+  force?: boolean;
+}
+
+/** The answer to every DELETE. */
+export interface Deleted {
+  id: string;
+  deleted: true;
+}
+
+/** Payload of PROJECT_EVENTS. */
+export interface ProjectEvent {
+  project_id: string;
+  owner_id: string;
+  at: string;
+}

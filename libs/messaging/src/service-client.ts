@@ -1,0 +1,46 @@
+import { Logger } from '@nestjs/common';
+import type { ClientProxy } from '@nestjs/microservices';
+import { RmqRecordBuilder } from '@nestjs/microservices';
+import type { Message, RequestContext } from '@pgcloud/contracts';
+import { DomainError, isErrorBody } from '@pgcloud/contracts';
+import { firstValueFrom, timeout } from 'rxjs';
+
+/**
+ * Request-response to one service. Every request carries the caller's context, expires
+ * in the broker when nobody waits for it any more, and ends within the timeout: a domain
+ * error comes back as DomainError, silence or a broken broker as SERVICE_UNAVAILABLE.
+ */
+export class ServiceClient {
+  private readonly logger = new Logger(ServiceClient.name);
+
+  constructor(
+    private readonly service: string,
+    private readonly proxy: ClientProxy,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Sends one request and waits for its answer. */
+  async send<TResult, TPayload = unknown>(
+    pattern: string,
+    ctx: RequestContext,
+    payload: TPayload,
+    timeoutMs: number = this.timeoutMs,
+  ): Promise<TResult> {
+    const message: Message<TPayload> = { ctx, payload };
+    const record = new RmqRecordBuilder(message)
+      .setOptions({
+        expiration: String(timeoutMs),
+        persistent: true,
+        headers: { 'x-request-id': ctx.requestId },
+      })
+      .build();
+    try {
+      return await firstValueFrom(this.proxy.send<TResult>(pattern, record).pipe(timeout(timeoutMs)));
+    } catch (err) {
+      if (isErrorBody(err)) throw new DomainError(err.code, err.message, err.details);
+      const reason = err instanceof Error ? err.message : String(err);
+      this.logger.warn(`[${ctx.requestId}] ${this.service} did not answer ${pattern}: ${reason}`);
+      throw new DomainError('SERVICE_UNAVAILABLE', `The ${this.service} is not answering; try again shortly.`);
+    }
+  }
+}

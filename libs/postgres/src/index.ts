@@ -1,0 +1,2 @@
+export * from './quote.js';
+export * from './metadata-db.js';
