@@ -1,7 +1,8 @@
 import type { DynamicModule, MiddlewareConsumer, NestModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
+import { createValidationPipe } from '@pgcloud/messaging';
 import express from 'express';
 import { AuthController } from './auth/auth.controller.js';
 import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
@@ -20,7 +21,13 @@ import { InMemoryRateLimitStore, RateLimitStore } from './rate-limit/rate-limit.
 /** Request bodies above this are refused with 413 (decisions.md section 1). */
 export const BODY_LIMIT = '64kb';
 
-const CONTROLLERS = [HealthController, AuthController, DevicePageController, ProjectsController, RegionsController];
+const CONTROLLERS = [
+  HealthController,
+  AuthController,
+  DevicePageController,
+  ProjectsController,
+  RegionsController,
+];
 
 /** The cloud HTTP API: authenticate, rate-limit, validate, forward, wrap. */
 @Module({})
@@ -39,6 +46,7 @@ export class AppModule implements NestModule {
         // Guards run in this order: who calls, then their bucket (and 401 for the anonymous).
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],
@@ -48,7 +56,10 @@ export class AppModule implements NestModule {
   /** Bodies are read only on known routes, so an unknown route is 404 before any 413. */
   configure(consumer: MiddlewareConsumer): void {
     consumer
-      .apply(express.json({ limit: BODY_LIMIT }), express.urlencoded({ extended: false, limit: BODY_LIMIT }))
+      .apply(
+        express.json({ limit: BODY_LIMIT }),
+        express.urlencoded({ extended: false, limit: BODY_LIMIT }),
+      )
       .forRoutes(...CONTROLLERS);
   }
 }

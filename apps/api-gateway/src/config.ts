@@ -10,7 +10,10 @@ export class GatewayConfig extends CommonEnv {
   GATEWAY_PORT: number = 8080;
 
   /** Address the gateway listens on. */
-  @IsUrl({ require_tld: false, require_protocol: false }, { message: 'must be a host name or address' })
+  @IsUrl(
+    { require_tld: false, require_protocol: false },
+    { message: 'must be a host name or address' },
+  )
   GATEWAY_HOST: string = '127.0.0.1';
 
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
@@ -24,7 +27,9 @@ export class GatewayConfig extends CommonEnv {
   @IsInt() @Min(1) RATE_LIMIT_IP_BURST: number = 10;
 
   /** Take the client IP from the first X-Forwarded-For hop (behind a trusted proxy). */
-  @Transform(({ obj }: { obj: Record<string, unknown> }) => ['true', '1', true].includes(obj['TRUST_PROXY'] as string))
+  @Transform(({ obj }: { obj: Record<string, unknown> }) =>
+    ['true', '1', true].includes(obj['TRUST_PROXY'] as string),
+  )
   @IsBoolean()
   TRUST_PROXY: boolean = false;
 

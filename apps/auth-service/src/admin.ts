@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import type { Tier } from '@pgcloud/contracts';
 import { AppModule } from './app.module.js';
 import { loadConfig } from './config.js';
 import { UsersService } from './users/users.service.js';
@@ -14,9 +13,11 @@ async function main(args: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(loadConfig()), { logger: ['error'] });
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(loadConfig()), {
+    logger: ['error'],
+  });
   try {
-    const user = await app.get(UsersService).setTier(who, tier as Tier);
+    const user = await app.get(UsersService).setTier(who, tier);
     console.log(`${user.login} (${user.id}) is now on the ${user.tier} tier`);
     return 0;
   } catch (err) {

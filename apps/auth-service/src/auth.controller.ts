@@ -1,6 +1,11 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import type { DeviceStartRequest, DeviceVerifyRequest, LogoutRequest, VerifyTokenRequest } from '@pgcloud/contracts';
+import type {
+  DeviceStartRequest,
+  DeviceVerifyRequest,
+  LogoutRequest,
+  VerifyTokenRequest,
+} from '@pgcloud/contracts';
 import { AUTH_PATTERNS, DeviceTokenDto, DomainError, RequestContext } from '@pgcloud/contracts';
 import { MessageBody, MessageCtx } from '@pgcloud/messaging';
 import { DeviceFlowService } from './device/device-flow.service.js';

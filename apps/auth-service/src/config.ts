@@ -41,16 +41,22 @@ export class AuthServiceConfig extends CommonEnv {
 
   /** When set, only these local logins (comma-separated) may sign in. */
   @IsOptional()
-  @Matches(/^[A-Za-z0-9-]+(\s*,\s*[A-Za-z0-9-]+)*$/, { message: 'must be logins separated by commas' })
+  @Matches(/^[A-Za-z0-9-]+(\s*,\s*[A-Za-z0-9-]+)*$/, {
+    message: 'must be logins separated by commas',
+  })
   LOCAL_IDP_ALLOWED_LOGINS?: string;
 
   get allowedLogins(): Set<string> | null {
     if (!this.LOCAL_IDP_ALLOWED_LOGINS) return null;
-    return new Set(this.LOCAL_IDP_ALLOWED_LOGINS.split(',').map((login) => login.trim().toLowerCase()));
+    return new Set(
+      this.LOCAL_IDP_ALLOWED_LOGINS.split(',').map((login) => login.trim().toLowerCase()),
+    );
   }
 }
 
 /** Reads and checks the settings; a bad value stops the service at start. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): AuthServiceConfig {
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+): AuthServiceConfig {
   return validateEnv(AuthServiceConfig, env);
 }

@@ -5,7 +5,8 @@ import { Matches } from 'class-validator';
 export class ProjectServiceConfig extends CommonEnv {
   /** The deployment's regions, `id=name` separated by commas; the first is the default. */
   @Matches(/^\s*[a-z0-9-]+\s*(=[^,]+)?(,\s*[a-z0-9-]+\s*(=[^,]+)?)*\s*$/, {
-    message: 'must be id=name pairs separated by commas, ids of lowercase letters, digits and hyphens',
+    message:
+      'must be id=name pairs separated by commas, ids of lowercase letters, digits and hyphens',
   })
   REGIONS: string = 'local=This host';
 
@@ -15,6 +16,8 @@ export class ProjectServiceConfig extends CommonEnv {
 }
 
 /** Reads and checks the settings; a bad value stops the service at start. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): ProjectServiceConfig {
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+): ProjectServiceConfig {
   return validateEnv(ProjectServiceConfig, env);
 }

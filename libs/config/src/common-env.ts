@@ -7,7 +7,9 @@ export class CommonEnv {
   RABBITMQ_URL: string = 'amqp://guest:guest@127.0.0.1:5672';
 
   /** Prefix of every queue name, so several deployments can share one broker. */
-  @Matches(/^[a-z0-9][a-z0-9._-]*$/, { message: 'must be lowercase letters, digits, dots, dashes or underscores' })
+  @Matches(/^[a-z0-9][a-z0-9._-]*$/, {
+    message: 'must be lowercase letters, digits, dots, dashes or underscores',
+  })
   RMQ_QUEUE_PREFIX: string = 'pgcloud';
 
   /** How long a caller waits for a service's answer before SERVICE_UNAVAILABLE. */

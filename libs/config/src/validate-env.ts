@@ -18,12 +18,20 @@ export function validateEnv<T extends object>(
   envClass: new () => T,
   env: Record<string, string | undefined> = process.env,
 ): T {
-  const defined = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const config = plainToInstance(envClass, defined, { enableImplicitConversion: true, exposeDefaultValues: true });
+  const defined = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
+  );
+  const config = plainToInstance(envClass, defined, {
+    enableImplicitConversion: true,
+    exposeDefaultValues: true,
+  });
   const errors = validateSync(config, { whitelist: false, forbidUnknownValues: true });
   if (errors.length > 0) {
     throw new ConfigError(
-      errors.map((e) => `${e.property}=${JSON.stringify(env[e.property] ?? null)}: ${Object.values(e.constraints ?? {}).join('; ')}`),
+      errors.map(
+        (e) =>
+          `${e.property}=${JSON.stringify(env[e.property] ?? null)}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+      ),
     );
   }
   return config;
@@ -37,6 +45,8 @@ export function parsePairs(value: string): { id: string; name: string }[] {
     .filter((pair) => pair.length > 0)
     .map((pair) => {
       const eq = pair.indexOf('=');
-      return eq < 0 ? { id: pair, name: pair } : { id: pair.slice(0, eq).trim(), name: pair.slice(eq + 1).trim() };
+      return eq < 0
+        ? { id: pair, name: pair }
+        : { id: pair.slice(0, eq).trim(), name: pair.slice(eq + 1).trim() };
     });
 }

@@ -53,17 +53,39 @@ export class DomainError extends Error {
 
   /** The serialisable form sent over RabbitMQ and put in the envelope. */
   toBody(): ErrorBody {
-    return this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+    return this.details
+      ? { code: this.code, message: this.message, details: this.details }
+      : { code: this.code, message: this.message };
   }
 }
 
 const ERROR_CODES = new Set<string>([
-  'VALIDATION_ERROR', 'DEVICE_CODE_INVALID', 'DEVICE_CODE_EXPIRED', 'AUTH_REQUIRED', 'ACCESS_DENIED',
-  'QUOTA_EXCEEDED', 'FORBIDDEN_HOST', 'PROJECT_NOT_FOUND', 'DATABASE_NOT_FOUND', 'BACKUP_NOT_FOUND',
-  'RESTORE_NOT_FOUND', 'TEMPLATE_NOT_FOUND', 'NOT_FOUND', 'PROJECT_NAME_TAKEN', 'DATABASE_NAME_TAKEN',
-  'PROJECT_NOT_EMPTY', 'DATABASE_NOT_READY', 'BACKUP_NOT_READY', 'OPERATION_IN_PROGRESS',
-  'PITR_NOT_ENABLED', 'TEMPLATE_IN_USE', 'PAYLOAD_TOO_LARGE', 'TARGET_TIME_INVALID',
-  'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE',
+  'VALIDATION_ERROR',
+  'DEVICE_CODE_INVALID',
+  'DEVICE_CODE_EXPIRED',
+  'AUTH_REQUIRED',
+  'ACCESS_DENIED',
+  'QUOTA_EXCEEDED',
+  'FORBIDDEN_HOST',
+  'PROJECT_NOT_FOUND',
+  'DATABASE_NOT_FOUND',
+  'BACKUP_NOT_FOUND',
+  'RESTORE_NOT_FOUND',
+  'TEMPLATE_NOT_FOUND',
+  'NOT_FOUND',
+  'PROJECT_NAME_TAKEN',
+  'DATABASE_NAME_TAKEN',
+  'PROJECT_NOT_EMPTY',
+  'DATABASE_NOT_READY',
+  'BACKUP_NOT_READY',
+  'OPERATION_IN_PROGRESS',
+  'PITR_NOT_ENABLED',
+  'TEMPLATE_IN_USE',
+  'PAYLOAD_TOO_LARGE',
+  'TARGET_TIME_INVALID',
+  'RATE_LIMIT_EXCEEDED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
 ] satisfies ErrorCode[]);
 
 /** True when a value received over the wire is an ErrorBody with a known code. */

@@ -19,6 +19,9 @@ export class RpcErrorFilter implements RpcExceptionFilter<unknown> {
     const requestId = data?.ctx?.requestId ?? '-';
     const stack = exception instanceof Error ? exception.stack : String(exception);
     this.logger.error(`[${requestId}] unexpected error: ${stack}`);
-    return throwError(() => ({ code: 'INTERNAL_ERROR', message: 'An unexpected error occurred.' }) satisfies ErrorBody);
+    return throwError(
+      () =>
+        ({ code: 'INTERNAL_ERROR', message: 'An unexpected error occurred.' }) satisfies ErrorBody,
+    );
   }
 }

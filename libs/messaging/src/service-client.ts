@@ -35,12 +35,17 @@ export class ServiceClient {
       })
       .build();
     try {
-      return await firstValueFrom(this.proxy.send<TResult>(pattern, record).pipe(timeout(timeoutMs)));
+      return await firstValueFrom(
+        this.proxy.send<TResult>(pattern, record).pipe(timeout(timeoutMs)),
+      );
     } catch (err) {
       if (isErrorBody(err)) throw new DomainError(err.code, err.message, err.details);
       const reason = err instanceof Error ? err.message : String(err);
       this.logger.warn(`[${ctx.requestId}] ${this.service} did not answer ${pattern}: ${reason}`);
-      throw new DomainError('SERVICE_UNAVAILABLE', `The ${this.service} is not answering; try again shortly.`);
+      throw new DomainError(
+        'SERVICE_UNAVAILABLE',
+        `The ${this.service} is not answering; try again shortly.`,
+      );
     }
   }
 }

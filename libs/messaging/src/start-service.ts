@@ -36,6 +36,8 @@ export async function startService(
   app.useGlobalFilters(new RpcErrorFilter());
   app.enableShutdownHooks();
   await app.listen();
-  new Logger('Bootstrap').log(`${service} is listening on ${rmqServerOptions(broker, service).options?.queue}`);
+  new Logger('Bootstrap').log(
+    `${service} is listening on ${rmqServerOptions(broker, service).options?.queue}`,
+  );
   return app;
 }

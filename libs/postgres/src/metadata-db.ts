@@ -18,9 +18,12 @@ export async function ensureMetadataSchema(databaseUrl: string, schema: string):
     const maintenance = new URL(databaseUrl);
     maintenance.pathname = '/postgres';
     await withClient(maintenance.toString(), async (client) => {
-      await client.query(`CREATE DATABASE ${quoteIdent(database)}`).catch((createErr: { code?: string }) => {
-        if (createErr.code !== DUPLICATE_DATABASE && createErr.code !== UNIQUE_VIOLATION) throw createErr;
-      });
+      await client
+        .query(`CREATE DATABASE ${quoteIdent(database)}`)
+        .catch((createErr: { code?: string }) => {
+          if (createErr.code !== DUPLICATE_DATABASE && createErr.code !== UNIQUE_VIOLATION)
+            throw createErr;
+        });
     });
     await ensureMetadataSchema(databaseUrl, schema);
   });

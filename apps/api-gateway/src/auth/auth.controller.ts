@@ -28,7 +28,10 @@ export class AuthController {
   @Public()
   @Post('device')
   @HttpCode(200)
-  startDevice(@Ctx() ctx: RequestContext, @Req() req: GatewayRequest): Promise<DeviceAuthorization> {
+  startDevice(
+    @Ctx() ctx: RequestContext,
+    @Req() req: GatewayRequest,
+  ): Promise<DeviceAuthorization> {
     const payload: DeviceStartRequest = { client_ip: clientIp(req, this.config.TRUST_PROXY) };
     return this.clients.auth.send(AUTH_PATTERNS.startDevice, ctx, payload);
   }
@@ -47,9 +50,16 @@ export class AuthController {
 
   @Post('logout')
   @HttpCode(200)
-  async logout(@Ctx() ctx: RequestContext, @CurrentUser() user: AuthenticatedUser): Promise<{ revoked: true }> {
+  async logout(
+    @Ctx() ctx: RequestContext,
+    @CurrentUser() user: AuthenticatedUser,
+  ): Promise<{ revoked: true }> {
     const payload: LogoutRequest = { token_id: user.token_id };
-    const result = await this.clients.auth.send<{ revoked: true }>(AUTH_PATTERNS.logout, ctx, payload);
+    const result = await this.clients.auth.send<{ revoked: true }>(
+      AUTH_PATTERNS.logout,
+      ctx,
+      payload,
+    );
     this.cache.forgetTokenId(user.token_id);
     return result;
   }

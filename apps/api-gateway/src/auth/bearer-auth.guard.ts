@@ -20,14 +20,18 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
     req.user = undefined;
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
     if (isPublic || !req.headers.authorization) return true;
     await super.canActivate(context);
     return true;
   }
 
   override handleRequest<TUser = AuthenticatedUser>(err: unknown, user: TUser | false): TUser {
-    if (err) throw err;
+    if (err instanceof Error) throw err;
+    if (err) throw new Error('bearer authentication failed');
     return (user || undefined) as TUser;
   }
 }

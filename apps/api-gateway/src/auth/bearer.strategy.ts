@@ -22,7 +22,11 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
     const cached = this.cache.get(token);
     if (cached) return cached;
     try {
-      const user = await this.clients.auth.send<AuthenticatedUser, VerifyTokenRequest>(AUTH_PATTERNS.verifyToken, contextOf(req), { token });
+      const user = await this.clients.auth.send<AuthenticatedUser, VerifyTokenRequest>(
+        AUTH_PATTERNS.verifyToken,
+        contextOf(req),
+        { token },
+      );
       this.cache.set(token, user);
       return user;
     } catch (err) {

@@ -25,12 +25,17 @@ export class TokenCache {
   set(token: string, user: AuthenticatedUser): void {
     if (this.config.AUTH_CACHE_SECONDS === 0) return;
     const now = Date.now();
-    if (this.entries.size > 10_000) for (const [key, e] of this.entries) if (e.expiresAtMs <= now) this.entries.delete(key);
-    this.entries.set(hash(token), { user, expiresAtMs: now + this.config.AUTH_CACHE_SECONDS * 1000 });
+    if (this.entries.size > 10_000)
+      for (const [key, e] of this.entries) if (e.expiresAtMs <= now) this.entries.delete(key);
+    this.entries.set(hash(token), {
+      user,
+      expiresAtMs: now + this.config.AUTH_CACHE_SECONDS * 1000,
+    });
   }
 
   forgetTokenId(tokenId: string): void {
-    for (const [key, entry] of this.entries) if (entry.user.token_id === tokenId) this.entries.delete(key);
+    for (const [key, entry] of this.entries)
+      if (entry.user.token_id === tokenId) this.entries.delete(key);
   }
 }
 

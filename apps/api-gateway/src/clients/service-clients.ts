@@ -28,7 +28,11 @@ export class ServiceClients implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all(this.proxies.map((proxy) => proxy.close()));
+    await Promise.all(
+      this.proxies.map(async (proxy) => {
+        await proxy.close();
+      }),
+    );
   }
 
   private create(config: GatewayConfig, service: ServiceName): ServiceClient {

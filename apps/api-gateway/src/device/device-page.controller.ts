@@ -29,17 +29,35 @@ export class DevicePageController {
 
   @Post()
   @HttpCode(200)
-  async answer(@Body() body: Record<string, unknown>, @Req() req: GatewayRequest, @Res() res: Response): Promise<void> {
-    const values = { user_code: text(body['user_code']), login: text(body['login']), email: text(body['email']) || undefined };
+  async answer(
+    @Body() body: Record<string, unknown>,
+    @Req() req: GatewayRequest,
+    @Res() res: Response,
+  ): Promise<void> {
+    const values = {
+      user_code: text(body['user_code']),
+      login: text(body['login']),
+      email: text(body['email']) || undefined,
+    };
     const form = plainToInstance(DeviceVerifyDto, { ...values, action: text(body['action']) });
     const problems = validationDetails(await validate(form, { whitelist: true }));
     if (problems.length > 0) {
-      res.status(400).type('html').send(deviceForm(values, problems.map((p) => p.message).join('. ')));
+      res
+        .status(400)
+        .type('html')
+        .send(deviceForm(values, problems.map((p) => p.message).join('. ')));
       return;
     }
-    const payload: DeviceVerifyRequest = { ...form, client_ip: clientIp(req, this.config.TRUST_PROXY) };
+    const payload: DeviceVerifyRequest = {
+      ...form,
+      client_ip: clientIp(req, this.config.TRUST_PROXY),
+    };
     try {
-      const result = await this.clients.auth.send<DeviceVerifyResult>(AUTH_PATTERNS.verifyDevice, contextOf(req), payload);
+      const result = await this.clients.auth.send<DeviceVerifyResult>(
+        AUTH_PATTERNS.verifyDevice,
+        contextOf(req),
+        payload,
+      );
       res.type('html').send(deviceDone(result.outcome, result.login));
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;

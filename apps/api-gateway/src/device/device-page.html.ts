@@ -31,7 +31,10 @@ ${body}
 }
 
 /** The verification form of the local identity provider. */
-export function deviceForm(values: { user_code?: string; login?: string; email?: string }, error?: string): string {
+export function deviceForm(
+  values: { user_code?: string; login?: string; email?: string },
+  error?: string,
+): string {
   return page(
     'Sign in a device',
     `<h1>Sign in to pgcloud</h1>
@@ -55,6 +58,12 @@ ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 /** The confirmation after the person answered. */
 export function deviceDone(outcome: 'approved' | 'denied', login: string): string {
   return outcome === 'approved'
-    ? page('Device approved', `<h1>Device approved</h1><p class="ok">Signed in as <strong>${escapeHtml(login)}</strong>. You can close this page and return to your terminal.</p>`)
-    : page('Request denied', `<h1>Request denied</h1><p class="ok">The sign-in request was denied. Nothing was signed in.</p>`);
+    ? page(
+        'Device approved',
+        `<h1>Device approved</h1><p class="ok">Signed in as <strong>${escapeHtml(login)}</strong>. You can close this page and return to your terminal.</p>`,
+      )
+    : page(
+        'Request denied',
+        `<h1>Request denied</h1><p class="ok">The sign-in request was denied. Nothing was signed in.</p>`,
+      );
 }

@@ -7,7 +7,9 @@ import { GatewayConfig } from '../config.js';
 import { Ctx } from '../http/request-context.js';
 import { Public } from '../http/route-flags.js';
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+) as { version: string };
 
 /** What GET / answers. */
 export interface Health {
@@ -28,7 +30,9 @@ export class HealthController {
   @Get()
   async health(@Ctx() ctx: RequestContext): Promise<Health> {
     const answers = await Promise.allSettled(
-      this.clients.all().map(([, client]) => client.send(HEALTH_PING, ctx, {}, this.config.HEALTH_TIMEOUT_MS)),
+      this.clients
+        .all()
+        .map(([, client]) => client.send(HEALTH_PING, ctx, {}, this.config.HEALTH_TIMEOUT_MS)),
     );
     const healthy = answers.every((answer) => answer.status === 'fulfilled');
     return { name: 'pgcloud', version, status: healthy ? 'healthy' : 'degraded' };

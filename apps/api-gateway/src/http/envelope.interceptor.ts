@@ -11,7 +11,12 @@ export class EnvelopeInterceptor implements NestInterceptor {
   constructor(private readonly reflector: Reflector) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const raw = this.reflector.getAllAndOverride<boolean>(IS_RAW, [context.getHandler(), context.getClass()]);
-    return raw ? next.handle() : next.handle().pipe(map((data: unknown) => ({ success: true, data })));
+    const raw = this.reflector.getAllAndOverride<boolean>(IS_RAW, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    return raw
+      ? next.handle()
+      : next.handle().pipe(map((data: unknown) => ({ success: true, data })));
   }
 }

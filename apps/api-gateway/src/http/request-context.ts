@@ -12,7 +12,9 @@ export interface GatewayRequest extends Request {
 /** The RequestContext of the current request, to send with every message. */
 export function contextOf(req: GatewayRequest): RequestContext {
   const user = req.user;
-  return user ? { requestId: req.requestId, userId: user.id, tier: user.tier } : { requestId: req.requestId };
+  return user
+    ? { requestId: req.requestId, userId: user.id, tier: user.tier }
+    : { requestId: req.requestId };
 }
 
 /** Injects the RequestContext of the current request. */

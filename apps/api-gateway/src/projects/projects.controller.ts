@@ -1,5 +1,13 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
-import type { Deleted, DeleteProjectRequest, Project, ProjectDetail, ProjectIdRequest, Region, RequestContext } from '@pgcloud/contracts';
+import type {
+  Deleted,
+  DeleteProjectRequest,
+  Project,
+  ProjectDetail,
+  ProjectIdRequest,
+  Region,
+  RequestContext,
+} from '@pgcloud/contracts';
 import { CreateProjectDto, DeleteProjectQueryDto, PROJECT_PATTERNS } from '@pgcloud/contracts';
 import { ServiceClients } from '../clients/service-clients.js';
 import { Ctx } from '../http/request-context.js';
@@ -21,12 +29,21 @@ export class ProjectsController {
 
   @Get(':id')
   get(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<ProjectDetail> {
-    return this.clients.projects.send<ProjectDetail, ProjectIdRequest>(PROJECT_PATTERNS.get, ctx, { id });
+    return this.clients.projects.send<ProjectDetail, ProjectIdRequest>(PROJECT_PATTERNS.get, ctx, {
+      id,
+    });
   }
 
   @Delete(':id')
-  delete(@Ctx() ctx: RequestContext, @Param('id') id: string, @Query() query: DeleteProjectQueryDto): Promise<Deleted> {
-    return this.clients.projects.send<Deleted, DeleteProjectRequest>(PROJECT_PATTERNS.delete, ctx, { id, force: query.force ?? false });
+  delete(
+    @Ctx() ctx: RequestContext,
+    @Param('id') id: string,
+    @Query() query: DeleteProjectQueryDto,
+  ): Promise<Deleted> {
+    return this.clients.projects.send<Deleted, DeleteProjectRequest>(PROJECT_PATTERNS.delete, ctx, {
+      id,
+      force: query.force ?? false,
+    });
   }
 }
 

@@ -26,28 +26,49 @@ export class RateLimitGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
     const res = context.switchToHttp().getResponse<Response>();
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
     const user = req.user;
     const [key, limit] = user
       ? [`user:${user.id}`, this.tierLimit(user.tier)]
-      : [`ip:${clientIp(req, this.config.TRUST_PROXY)}`, { perMinute: this.config.RATE_LIMIT_IP_PER_MINUTE, burst: this.config.RATE_LIMIT_IP_BURST }];
+      : [
+          `ip:${clientIp(req, this.config.TRUST_PROXY)}`,
+          {
+            perMinute: this.config.RATE_LIMIT_IP_PER_MINUTE,
+            burst: this.config.RATE_LIMIT_IP_BURST,
+          },
+        ];
     const decision = await this.store.take(key, limit);
     res.setHeader('X-RateLimit-Limit', decision.limit);
     res.setHeader('X-RateLimit-Remaining', decision.remaining);
     res.setHeader('X-RateLimit-Reset', decision.resetSeconds);
     if (!decision.allowed) {
       res.setHeader('Retry-After', decision.retryAfterSeconds);
-      throw new DomainError('RATE_LIMIT_EXCEEDED', `Too many requests; retry in ${decision.retryAfterSeconds} s.`);
+      throw new DomainError(
+        'RATE_LIMIT_EXCEEDED',
+        `Too many requests; retry in ${decision.retryAfterSeconds} s.`,
+      );
     }
     if (!isPublic && !user) {
-      throw new DomainError('AUTH_REQUIRED', 'This route needs Authorization: Bearer <access token>.');
+      throw new DomainError(
+        'AUTH_REQUIRED',
+        'This route needs Authorization: Bearer <access token>.',
+      );
     }
     return true;
   }
 
   private tierLimit(tier: 'free' | 'pro'): BucketLimit {
     return tier === 'pro'
-      ? { perMinute: this.config.RATE_LIMIT_PRO_PER_MINUTE, burst: this.config.RATE_LIMIT_PRO_BURST }
-      : { perMinute: this.config.RATE_LIMIT_FREE_PER_MINUTE, burst: this.config.RATE_LIMIT_FREE_BURST };
+      ? {
+          perMinute: this.config.RATE_LIMIT_PRO_PER_MINUTE,
+          burst: this.config.RATE_LIMIT_PRO_BURST,
+        }
+      : {
+          perMinute: this.config.RATE_LIMIT_FREE_PER_MINUTE,
+          burst: this.config.RATE_LIMIT_FREE_BURST,
+        };
   }
 }

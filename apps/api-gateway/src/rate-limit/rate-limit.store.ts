@@ -26,6 +26,7 @@ export class InMemoryRateLimitStore extends RateLimitStore {
   private sweep(now: number, limit: BucketLimit): void {
     // A bucket untouched for longer than it takes the slowest bucket to refill is full: drop it.
     const fullAfterMs = (limit.burst / (limit.perMinute / 60)) * 1000 * 10;
-    for (const [key, state] of this.buckets) if (now - state.updatedAtMs > fullAfterMs) this.buckets.delete(key);
+    for (const [key, state] of this.buckets)
+      if (now - state.updatedAtMs > fullAfterMs) this.buckets.delete(key);
   }
 }

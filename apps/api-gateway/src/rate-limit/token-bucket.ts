@@ -30,7 +30,9 @@ export function takeToken(
 ): { state: BucketState; decision: BucketDecision } {
   const ratePerSecond = limit.perMinute / 60;
   const elapsedSeconds = state ? Math.max(0, nowMs - state.updatedAtMs) / 1000 : 0;
-  const available = state ? Math.min(limit.burst, state.tokens + elapsedSeconds * ratePerSecond) : limit.burst;
+  const available = state
+    ? Math.min(limit.burst, state.tokens + elapsedSeconds * ratePerSecond)
+    : limit.burst;
   const allowed = available >= 1;
   const tokens = allowed ? available - 1 : available;
   return {

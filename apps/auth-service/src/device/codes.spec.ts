@@ -23,7 +23,10 @@ describe('device flow codes', () => {
     for (let i = 0; i < 200; i++) {
       const code = generateUserCode();
       assert.equal(code.length, 8);
-      assert.ok([...code].every((c) => USER_CODE_ALPHABET.includes(c)), code);
+      assert.ok(
+        [...code].every((c) => USER_CODE_ALPHABET.includes(c)),
+        code,
+      );
     }
     assert.equal(formatUserCode('BCDFGHJK'), 'BCDF-GHJK');
   });

@@ -14,7 +14,8 @@ export function generateDeviceCode(): string {
 /** 8 letters of USER_CODE_ALPHABET, stored without the dash. */
 export function generateUserCode(): string {
   let code = '';
-  for (let i = 0; i < USER_CODE_LENGTH; i++) code += USER_CODE_ALPHABET[randomInt(USER_CODE_ALPHABET.length)];
+  for (let i = 0; i < USER_CODE_LENGTH; i++)
+    code += USER_CODE_ALPHABET[randomInt(USER_CODE_ALPHABET.length)];
   return code;
 }
 
@@ -26,7 +27,8 @@ export function formatUserCode(code: string): string {
 /** The stored form of what a person typed, or null when it cannot be a user code. */
 export function normalizeUserCode(input: string): string | null {
   const code = input.replace(/[\s-]/g, '').toUpperCase();
-  const valid = code.length === USER_CODE_LENGTH && [...code].every((c) => USER_CODE_ALPHABET.includes(c));
+  const valid =
+    code.length === USER_CODE_LENGTH && [...code].every((c) => USER_CODE_ALPHABET.includes(c));
   return valid ? code : null;
 }
 

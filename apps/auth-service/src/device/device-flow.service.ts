@@ -14,7 +14,13 @@ import { AuthServiceConfig } from '../config.js';
 import { TokensService } from '../tokens/tokens.service.js';
 import { UserEntity } from '../users/user.entity.js';
 import { UsersService, toUser } from '../users/users.service.js';
-import { formatUserCode, generateDeviceCode, generateUserCode, normalizeUserCode, sha256 } from './codes.js';
+import {
+  formatUserCode,
+  generateDeviceCode,
+  generateUserCode,
+  normalizeUserCode,
+  sha256,
+} from './codes.js';
 import { DeviceRequestEntity, WrongCodeAttemptEntity } from './device-request.entity.js';
 
 /** RFC 8628: each slow_down adds five seconds to the interval. */
@@ -26,8 +32,10 @@ export class DeviceFlowService {
   private readonly logger = new Logger(DeviceFlowService.name);
 
   constructor(
-    @InjectRepository(DeviceRequestEntity) private readonly requests: Repository<DeviceRequestEntity>,
-    @InjectRepository(WrongCodeAttemptEntity) private readonly wrongCodes: Repository<WrongCodeAttemptEntity>,
+    @InjectRepository(DeviceRequestEntity)
+    private readonly requests: Repository<DeviceRequestEntity>,
+    @InjectRepository(WrongCodeAttemptEntity)
+    private readonly wrongCodes: Repository<WrongCodeAttemptEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly users: UsersService,
     private readonly tokens: TokensService,
@@ -72,14 +80,26 @@ export class DeviceFlowService {
         lock: { mode: 'pessimistic_write' },
       });
       if (!request || request.status === 'exchanged') {
-        throw new DomainError('DEVICE_CODE_INVALID', 'The device code is unknown or was already used.');
+        throw new DomainError(
+          'DEVICE_CODE_INVALID',
+          'The device code is unknown or was already used.',
+        );
       }
       const now = new Date();
-      if (request.expiresAt <= now) throw new DomainError('DEVICE_CODE_EXPIRED', 'The device code has expired; start again.');
+      if (request.expiresAt <= now)
+        throw new DomainError('DEVICE_CODE_EXPIRED', 'The device code has expired; start again.');
 
-      const tooSoon = request.lastPolledAt !== null && now.getTime() - request.lastPolledAt.getTime() < request.intervalSeconds * 1000;
-      const intervalSeconds = tooSoon ? request.intervalSeconds + SLOW_DOWN_STEP_SECONDS : request.intervalSeconds;
-      await manager.update(DeviceRequestEntity, { id: request.id }, { lastPolledAt: now, intervalSeconds });
+      const tooSoon =
+        request.lastPolledAt !== null &&
+        now.getTime() - request.lastPolledAt.getTime() < request.intervalSeconds * 1000;
+      const intervalSeconds = tooSoon
+        ? request.intervalSeconds + SLOW_DOWN_STEP_SECONDS
+        : request.intervalSeconds;
+      await manager.update(
+        DeviceRequestEntity,
+        { id: request.id },
+        { lastPolledAt: now, intervalSeconds },
+      );
       if (tooSoon) return { status: 'slow_down', interval: intervalSeconds };
 
       switch (request.status) {
@@ -106,13 +126,21 @@ export class DeviceFlowService {
       throw new DomainError('ACCESS_DENIED', `The login "${form.login}" may not sign in here.`);
     }
     const userCode = normalizeUserCode(form.user_code);
-    const request = userCode ? await this.requests.findOneBy({ userCode, status: 'pending' }) : null;
+    const request = userCode
+      ? await this.requests.findOneBy({ userCode, status: 'pending' })
+      : null;
     if (!request) {
       await this.wrongCodes.insert({ clientIp: form.client_ip });
-      throw new DomainError('DEVICE_CODE_INVALID', 'That code is not valid. Check the code your terminal shows.');
+      throw new DomainError(
+        'DEVICE_CODE_INVALID',
+        'That code is not valid. Check the code your terminal shows.',
+      );
     }
     if (request.expiresAt <= new Date()) {
-      throw new DomainError('DEVICE_CODE_EXPIRED', 'That code has expired. Start the sign-in again in your terminal.');
+      throw new DomainError(
+        'DEVICE_CODE_EXPIRED',
+        'That code has expired. Start the sign-in again in your terminal.',
+      );
     }
     if (form.action === 'deny') {
       await this.requests.update({ id: request.id, status: 'pending' }, { status: 'denied' });
@@ -120,8 +148,12 @@ export class DeviceFlowService {
       return { outcome: 'denied', login: form.login };
     }
     const user = await this.users.signInLocal(form.login, form.email);
-    const result = await this.requests.update({ id: request.id, status: 'pending' }, { status: 'approved', userId: user.id });
-    if (result.affected !== 1) throw new DomainError('DEVICE_CODE_INVALID', 'That code was already used.');
+    const result = await this.requests.update(
+      { id: request.id, status: 'pending' },
+      { status: 'approved', userId: user.id },
+    );
+    if (result.affected !== 1)
+      throw new DomainError('DEVICE_CODE_INVALID', 'That code was already used.');
     this.logger.log(`[${ctx.requestId}] device request approved for ${user.id}`);
     return { outcome: 'approved', login: user.login };
   }

@@ -16,7 +16,9 @@ export class CreateAuth1763770000000 implements MigrationInterface {
         created_at        timestamptz NOT NULL DEFAULT now(),
         CONSTRAINT users_identity_key UNIQUE (identity_provider, identity_id)
       )`);
-    await queryRunner.query(`CREATE UNIQUE INDEX users_local_login_key ON auth.users (lower(login)) WHERE identity_provider = 'local'`);
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX users_local_login_key ON auth.users (lower(login)) WHERE identity_provider = 'local'`,
+    );
     await queryRunner.query(`
       CREATE TABLE auth.device_requests (
         id               text PRIMARY KEY,
@@ -35,7 +37,9 @@ export class CreateAuth1763770000000 implements MigrationInterface {
         client_ip    text NOT NULL,
         attempted_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await queryRunner.query(`CREATE INDEX wrong_code_attempts_ip_time ON auth.wrong_code_attempts (client_ip, attempted_at)`);
+    await queryRunner.query(
+      `CREATE INDEX wrong_code_attempts_ip_time ON auth.wrong_code_attempts (client_ip, attempted_at)`,
+    );
     await queryRunner.query(`
       CREATE TABLE auth.access_tokens (
         id         text PRIMARY KEY,
@@ -48,7 +52,9 @@ export class CreateAuth1763770000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP TABLE auth.access_tokens, auth.wrong_code_attempts, auth.device_requests, auth.users`);
+    await queryRunner.query(
+      `DROP TABLE auth.access_tokens, auth.wrong_code_attempts, auth.device_requests, auth.users`,
+    );
     await queryRunner.query(`DROP SEQUENCE auth.local_identity_id_seq`);
   }
 }

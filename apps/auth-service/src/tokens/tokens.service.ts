@@ -45,7 +45,10 @@ export class TokensService {
   }
 
   async revoke(userId: string, tokenId: string): Promise<{ revoked: true }> {
-    await this.tokens.update({ id: tokenId, userId, revokedAt: IsNull() }, { revokedAt: new Date() });
+    await this.tokens.update(
+      { id: tokenId, userId, revokedAt: IsNull() },
+      { revokedAt: new Date() },
+    );
     return { revoked: true };
   }
 }

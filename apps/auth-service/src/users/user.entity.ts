@@ -10,7 +10,11 @@ export class UserEntity {
   @Column({ name: 'identity_provider', type: 'text' })
   identityProvider: string;
 
-  @Column({ name: 'identity_id', type: 'bigint', transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
+  @Column({
+    name: 'identity_id',
+    type: 'bigint',
+    transformer: { to: (v: number) => v, from: (v: string) => Number(v) },
+  })
   identityId: number;
 
   @Column({ type: 'text' })

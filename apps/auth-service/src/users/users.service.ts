@@ -23,10 +23,13 @@ export class UsersService {
   async signInLocal(login: string, email: string | undefined): Promise<UserEntity> {
     const existing = await this.findLocal(login);
     if (existing) {
-      if (email && email !== existing.email) await this.users.update({ id: existing.id }, { email });
+      if (email && email !== existing.email)
+        await this.users.update({ id: existing.id }, { email });
       return this.users.findOneByOrFail({ id: existing.id });
     }
-    const rows = (await this.dataSource.query(`SELECT nextval('auth.local_identity_id_seq') AS id`)) as { id: string }[];
+    const rows = await this.dataSource.query<{ id: string }[]>(
+      `SELECT nextval('auth.local_identity_id_seq') AS id`,
+    );
     const user = this.users.create({
       id: newId('user'),
       identityProvider: 'local',
@@ -56,10 +59,14 @@ export class UsersService {
   async setTier(userIdOrLogin: string, tier: Tier): Promise<UserEntity> {
     const matches = isId('user', userIdOrLogin)
       ? await this.users.findBy({ id: userIdOrLogin })
-      : await this.users.createQueryBuilder('u').where('lower(u.login) = lower(:login)', { login: userIdOrLogin }).getMany();
+      : await this.users
+          .createQueryBuilder('u')
+          .where('lower(u.login) = lower(:login)', { login: userIdOrLogin })
+          .getMany();
     const [user, other] = matches;
     if (!user) throw new Error(`no user with id or login "${userIdOrLogin}"`);
-    if (other) throw new Error(`several users have the login "${userIdOrLogin}"; name one by its id`);
+    if (other)
+      throw new Error(`several users have the login "${userIdOrLogin}"; name one by its id`);
     await this.users.update({ id: user.id }, { tier });
     return this.users.findOneByOrFail({ id: user.id });
   }

@@ -1,6 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { CreateProjectDto, Deleted, Project, ProjectDetail, RequestContext } from '@pgcloud/contracts';
+import type {
+  CreateProjectDto,
+  Deleted,
+  Project,
+  ProjectDetail,
+  RequestContext,
+} from '@pgcloud/contracts';
 import { DomainError, isId, newId } from '@pgcloud/contracts';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { Repository } from 'typeorm';
@@ -22,14 +28,29 @@ export class ProjectsService {
     const region = dto.default_region ?? this.regions.defaultRegion().id;
     if (!this.regions.has(region)) {
       throw new DomainError('VALIDATION_ERROR', 'The request is not valid.', [
-        { field: 'default_region', message: `default_region must be one of: ${this.regions.list().map((r) => r.id).join(', ')}` },
+        {
+          field: 'default_region',
+          message: `default_region must be one of: ${this.regions
+            .list()
+            .map((r) => r.id)
+            .join(', ')}`,
+        },
       ]);
     }
-    const project = this.projects.create({ id: newId('proj'), ownerId, name: dto.name, defaultRegion: region });
+    const project = this.projects.create({
+      id: newId('proj'),
+      ownerId,
+      name: dto.name,
+      defaultRegion: region,
+    });
     try {
       await this.projects.insert(project);
     } catch (err) {
-      if (isUniqueViolation(err)) throw new DomainError('PROJECT_NAME_TAKEN', `You already have a project named "${dto.name}".`);
+      if (isUniqueViolation(err))
+        throw new DomainError(
+          'PROJECT_NAME_TAKEN',
+          `You already have a project named "${dto.name}".`,
+        );
       throw err;
     }
     const saved = await this.projects.findOneByOrFail({ id: project.id });
@@ -38,7 +59,10 @@ export class ProjectsService {
   }
 
   async list(ctx: RequestContext): Promise<{ projects: Project[] }> {
-    const rows = await this.projects.find({ where: { ownerId: requireUser(ctx) }, order: { createdAt: 'ASC', id: 'ASC' } });
+    const rows = await this.projects.find({
+      where: { ownerId: requireUser(ctx) },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
     return { projects: rows.map(toProject) };
   }
 
@@ -69,5 +93,10 @@ function requireUser(ctx: RequestContext): string {
 }
 
 function toProject(entity: ProjectEntity): Project {
-  return { id: entity.id, name: entity.name, default_region: entity.defaultRegion, created_at: entity.createdAt.toISOString() };
+  return {
+    id: entity.id,
+    name: entity.name,
+    default_region: entity.defaultRegion,
+    created_at: entity.createdAt.toISOString(),
+  };
 }

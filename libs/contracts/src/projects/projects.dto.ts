@@ -9,7 +9,8 @@ export class CreateProjectDto {
   @IsString()
   @Length(3, 50, { message: 'name must be 3 to 50 characters long' })
   @Matches(PROJECT_NAME_PATTERN, {
-    message: 'name may hold only lowercase letters, digits and hyphens, and must start with a letter',
+    message:
+      'name may hold only lowercase letters, digits and hyphens, and must start with a letter',
   })
   name: string;
 
@@ -22,7 +23,9 @@ export class CreateProjectDto {
 /** Query of DELETE /projects/{id}. */
 export class DeleteProjectQueryDto {
   @IsOptional()
-  @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @Transform(({ value }: { value: unknown }) =>
+    value === 'true' ? true : value === 'false' ? false : value,
+  )
   @IsBoolean({ message: 'force must be true or false' })
   force?: boolean;
 }

@@ -1,0 +1,12 @@
+// The e2e suite: black-box tests through the gateway of a stack started as `npm run up`
+// starts it. Every suite runs in this one process, so the shared stack starts once.
+import { after } from 'node:test';
+import { stopSharedStack } from './support/shared-stack.js';
+import './suites/http-edge.suite.js';
+import './suites/device-flow.suite.js';
+import './suites/authentication.suite.js';
+import './suites/projects.suite.js';
+import './suites/rate-limits.suite.js';
+import './suites/device-expiry.suite.js';
+
+after(stopSharedStack);

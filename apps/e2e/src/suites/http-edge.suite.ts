@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { signIn } from '@pgcloud/testing';
+import { expectData, expectError } from '../support/assertions.js';
+import { newClient, uniqueLogin } from '../support/shared-stack.js';
+
+describe('the HTTP edge', () => {
+  it('answers GET / with name, version and healthy', async () => {
+    const api = await newClient();
+    assert.deepEqual(expectData(await api.get('/'), 200), {
+      name: 'pgcloud',
+      version: '0.1.0',
+      status: 'healthy',
+    });
+  });
+
+  it('answers unknown routes and methods with the NOT_FOUND envelope', async () => {
+    const api = await newClient();
+    expectError(await api.get('/no/such/route'), 404, 'NOT_FOUND');
+    expectError(await api.request('PUT', '/projects'), 404, 'NOT_FOUND');
+    const { api: user } = await signIn(api, uniqueLogin('lost'));
+    expectError(await user.get('/projectz'), 404, 'NOT_FOUND');
+  });
+
+  it('refuses a 100 KiB body with 413, checked before authentication', async () => {
+    const api = await newClient();
+    const big = { name: 'x'.repeat(100 * 1024) };
+    expectError(await api.post('/projects', big), 413, 'PAYLOAD_TOO_LARGE');
+    const { api: user } = await signIn(api, uniqueLogin('big'));
+    expectError(await user.post('/projects', big), 413, 'PAYLOAD_TOO_LARGE');
+    // An unknown route is 404 whatever its body.
+    expectError(await user.post('/nowhere', big), 404, 'NOT_FOUND');
+    // Just under the limit is read and validated.
+    expectError(
+      await user.post('/projects', { name: 'x'.repeat(60 * 1024) }),
+      400,
+      'VALIDATION_ERROR',
+    );
+  });
+
+  it('refuses malformed JSON as VALIDATION_ERROR', async () => {
+    const { api } = await signIn(await newClient(), uniqueLogin('json'));
+    const response = await api.request('POST', '/projects', {
+      rawBody: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    expectError(response, 400, 'VALIDATION_ERROR');
+  });
+
+  it('echoes X-Request-Id, or makes one', async () => {
+    const api = await newClient();
+    const echoed = await api.get('/', { headers: { 'x-request-id': 'trace-123' } });
+    assert.equal(echoed.headers.get('x-request-id'), 'trace-123');
+    const made = await api.get('/no/such/route');
+    assert.match(made.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    const unsafe = await api.get('/', { headers: { 'x-request-id': 'a b<script>' } });
+    assert.notEqual(unsafe.headers.get('x-request-id'), 'a b<script>');
+  });
+
+  it("spends an anonymous client's IP bucket before refusing it (429 before 401)", async () => {
+    const api = await newClient();
+    // The shared stack's IP bucket: 30 at once, 600 a minute.
+    for (let i = 0; i < 30; i++) {
+      const response = await api.get('/projects');
+      expectError(response, 401, 'AUTH_REQUIRED');
+      assert.equal(response.headers.get('x-ratelimit-limit'), '600');
+    }
+    const limited = await api.get('/projects');
+    expectError(limited, 429, 'RATE_LIMIT_EXCEEDED');
+    assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+  });
+});

@@ -1,0 +1,47 @@
+import { ApiClient, Stack } from '@pgcloud/testing';
+
+/**
+ * Settings of the stack every suite shares. The gateway trusts X-Forwarded-For so each
+ * test can act as a client of its own address; a poll interval of 1 s keeps the device
+ * flow quick. Buckets are roomy here so suites can make many requests; the default
+ * limits are tested on a stack of their own (rate-limits.suite.ts).
+ */
+export const SHARED_STACK_ENV = {
+  TRUST_PROXY: 'true',
+  DEVICE_POLL_INTERVAL_SECONDS: '1',
+  RATE_LIMIT_FREE_PER_MINUTE: '60000',
+  RATE_LIMIT_FREE_BURST: '1000',
+  RATE_LIMIT_IP_PER_MINUTE: '600',
+  RATE_LIMIT_IP_BURST: '30',
+  LOG_LEVEL: 'debug',
+};
+
+let started: Promise<Stack> | undefined;
+
+/** The stack of this test run, started on first use. */
+export function sharedStack(): Promise<Stack> {
+  started ??= Stack.start({ env: SHARED_STACK_ENV });
+  return started;
+}
+
+/** Stops the shared stack, when one was started. */
+export async function stopSharedStack(): Promise<void> {
+  if (started) await (await started).stop();
+}
+
+let clientCounter = 0;
+
+/** An anonymous API client with a client address no other test uses. */
+export async function newClient(): Promise<ApiClient> {
+  const stack = await sharedStack();
+  clientCounter += 1;
+  return new ApiClient(stack.baseUrl, undefined, `198.51.100.${clientCounter % 250}`);
+}
+
+let loginCounter = 0;
+
+/** A login no other test uses. */
+export function uniqueLogin(base: string): string {
+  loginCounter += 1;
+  return `${base}-${process.pid}-${loginCounter}`;
+}

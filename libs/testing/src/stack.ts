@@ -1,0 +1,284 @@
+import type { ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { ClientProxyFactory } from '@nestjs/microservices';
+import type { ServiceName } from '@pgcloud/contracts';
+import { HEALTH_PING } from '@pgcloud/contracts';
+import { ServiceClient, queueName, rmqClientOptions } from '@pgcloud/messaging';
+import amqp from 'amqplib';
+import pg from 'pg';
+import { freePort } from './free-port.js';
+import type { LauncherEnv } from './launcher-env.js';
+import { loadLauncherEnv } from './launcher-env.js';
+import { missingPrerequisites } from './prerequisites.js';
+
+/** The repository's root, where `apps/` lives. */
+export const WORKSPACE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The processes of the cloud stack, in start order. */
+export const STACK_APPS = ['auth-service', 'project-service', 'api-gateway'] as const;
+export type AppName = (typeof STACK_APPS)[number];
+
+const SERVICE_OF: Partial<Record<AppName, ServiceName>> = {
+  'auth-service': 'auth',
+  'project-service': 'projects',
+};
+const READY_TIMEOUT_MS = 60_000;
+
+/** How a stack is started. */
+export interface StackOptions {
+  /** Settings for every app, over the launcher's environment. */
+  env?: Record<string, string>;
+  /** Which apps to run (default: all). */
+  apps?: readonly AppName[];
+  /**
+   * A fresh metadata database and queue prefix of its own, dropped at stop: what tests
+   * use, so they never meet another stack's data. `npm run up` runs on the configured ones.
+   */
+  isolated?: boolean;
+  /** Where the apps' output goes: prefixed on this console, or one file per app. */
+  output?: 'console' | 'files';
+}
+
+/** A running stack of pgcloud processes, started the same way for `npm run up` and for tests. */
+export class Stack {
+  private readonly children = new Map<AppName, ChildProcess>();
+  readonly logDir: string;
+  readonly baseUrl: string;
+
+  private constructor(
+    readonly id: string,
+    readonly env: Record<string, string>,
+    private readonly options: Required<StackOptions>,
+  ) {
+    this.baseUrl = `http://127.0.0.1:${env['GATEWAY_PORT']}`;
+    this.logDir = join(WORKSPACE_ROOT, '.data', 'logs', id);
+  }
+
+  static async start(options: StackOptions = {}): Promise<Stack> {
+    const resolved: Required<StackOptions> = {
+      env: options.env ?? {},
+      apps: options.apps ?? STACK_APPS,
+      isolated: options.isolated ?? true,
+      output: options.output ?? 'files',
+    };
+    const launcher = loadLauncherEnv({ ...process.env, ...resolved.env });
+    const problems = await missingPrerequisites(launcher);
+    if (problems.length > 0) throw new Error(problems.join('\n'));
+    const id = newRunId();
+    const env = await stackEnv(launcher, resolved, id);
+    const stack = new Stack(id, env, resolved);
+    try {
+      for (const app of resolved.apps) await stack.startApp(app);
+    } catch (err) {
+      await stack.stop();
+      throw err;
+    }
+    return stack;
+  }
+
+  /** Starts one app and waits until it answers. */
+  async startApp(app: AppName): Promise<void> {
+    if (this.children.has(app)) return;
+    const child = spawn(
+      process.execPath,
+      ['--enable-source-maps', join(WORKSPACE_ROOT, 'apps', app, 'dist', 'main.js')],
+      {
+        env: {
+          ...process.env,
+          ...this.env,
+          ...(this.options.output === 'files' ? { NO_COLOR: '1' } : {}),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    this.children.set(app, child);
+    this.pipeOutput(app, child);
+    await this.waitReady(app, child);
+  }
+
+  /** Stops one app (SIGTERM, then SIGKILL after 10 s), or kills it at once. */
+  async stopApp(app: AppName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const child = this.children.get(app);
+    this.children.delete(app);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  /** Stops every app and, for an isolated stack, drops its database and queues. */
+  async stop(): Promise<void> {
+    for (const app of [...this.children.keys()].reverse()) await this.stopApp(app);
+    if (this.options.isolated) await dropIsolatedResources(this.env);
+  }
+
+  /** Runs an operator command of an app (such as auth-service's admin) with the stack's settings. */
+  async runAdmin(app: AppName, args: string[]): Promise<string> {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(WORKSPACE_ROOT, 'apps', app, 'dist', 'admin.js'), ...args],
+      {
+        env: { ...process.env, ...this.env },
+      },
+    );
+    return stdout;
+  }
+
+  /** Everything an app has written so far (file output only). */
+  logOf(app: AppName): string {
+    return readFileSync(join(this.logDir, `${app}.log`), 'utf8');
+  }
+
+  private pipeOutput(app: AppName, child: ChildProcess): void {
+    if (this.options.output === 'files') {
+      mkdirSync(this.logDir, { recursive: true });
+      const file = createWriteStream(join(this.logDir, `${app}.log`), { flags: 'a' });
+      child.stdout?.pipe(file, { end: false });
+      child.stderr?.pipe(file, { end: false });
+      return;
+    }
+    const prefix = `[${app}]`.padEnd(18);
+    for (const stream of [child.stdout, child.stderr]) {
+      let pending = '';
+      stream?.on('data', (chunk: Buffer) => {
+        const lines = (pending + chunk.toString()).split('\n');
+        pending = lines.pop() ?? '';
+        for (const line of lines) process.stdout.write(`${prefix} ${line}\n`);
+      });
+    }
+  }
+
+  private async waitReady(app: AppName, child: ChildProcess): Promise<void> {
+    const exited = new Promise<never>((_, reject) =>
+      child.once('exit', (code, signal) =>
+        reject(new Error(`${app} exited (${signal ?? code}) while starting; see its log`)),
+      ),
+    );
+    exited.catch(() => undefined);
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    const service = SERVICE_OF[app];
+    const probe = service ? await this.servicePinger(service) : null;
+    try {
+      while (Date.now() < deadline) {
+        const ready = probe ? await probe.ping() : await this.gatewayAnswers();
+        if (ready) return;
+        await Promise.race([exited, sleep(200)]);
+      }
+      throw new Error(`${app} did not become ready within ${READY_TIMEOUT_MS / 1000} s`);
+    } finally {
+      await probe?.close();
+    }
+  }
+
+  private async servicePinger(
+    service: ServiceName,
+  ): Promise<{ ping(): Promise<boolean>; close(): Promise<void> }> {
+    const broker = loadLauncherEnv({ ...process.env, ...this.env });
+    const proxy = ClientProxyFactory.create(rmqClientOptions(broker, service));
+    const client = new ServiceClient(service, proxy, 1000);
+    return {
+      ping: () =>
+        client.send(HEALTH_PING, { requestId: `stack-${this.id}` }, {}).then(
+          () => true,
+          () => false,
+        ),
+      close: async () => {
+        await proxy.close();
+      },
+    };
+  }
+
+  private async gatewayAnswers(): Promise<boolean> {
+    try {
+      const response = await fetch(`${this.baseUrl}/`, { signal: AbortSignal.timeout(2000) });
+      return response.status === 200;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** A new id for a stack or a test's resources: a timestamp and random hex. */
+export function newRunId(): string {
+  return `${new Date()
+    .toISOString()
+    .replace(/[-:.TZ]/g, '')
+    .slice(0, 14)}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * Settings that give a run its own metadata database (made by the services at start)
+ * and its own queues; dropIsolatedResources removes both.
+ */
+export function isolatedEnv(
+  launcher: LauncherEnv,
+  id: string = newRunId(),
+): Record<string, string> {
+  const database = new URL(launcher.DATABASE_URL);
+  database.pathname = `/pgcloud_test_${id.replace(/-/g, '_')}`;
+  return {
+    DATABASE_URL: database.toString(),
+    RMQ_QUEUE_PREFIX: `pgcloud-test-${id}`,
+    RABBITMQ_URL: launcher.RABBITMQ_URL,
+  };
+}
+
+async function stackEnv(
+  launcher: LauncherEnv,
+  options: Required<StackOptions>,
+  id: string,
+): Promise<Record<string, string>> {
+  const env: Record<string, string> = {
+    ...(options.isolated
+      ? isolatedEnv(launcher, id)
+      : {
+          DATABASE_URL: launcher.DATABASE_URL,
+          RMQ_QUEUE_PREFIX: launcher.RMQ_QUEUE_PREFIX,
+          RABBITMQ_URL: launcher.RABBITMQ_URL,
+        }),
+    ...options.env,
+  };
+  env['GATEWAY_PORT'] ??= String(options.isolated ? await freePort() : launcher.GATEWAY_PORT);
+  env['PUBLIC_BASE_URL'] ??=
+    (options.isolated ? undefined : launcher.PUBLIC_BASE_URL) ??
+    `http://127.0.0.1:${env['GATEWAY_PORT']}`;
+  return env;
+}
+
+/** Drops the database and queues of an isolated run (nothing else: names are checked). */
+export async function dropIsolatedResources(env: Record<string, string>): Promise<void> {
+  const databaseUrl = new URL(env['DATABASE_URL'] ?? '');
+  const database = decodeURIComponent(databaseUrl.pathname.slice(1));
+  if (database.startsWith('pgcloud_test_')) {
+    databaseUrl.pathname = '/postgres';
+    const client = new pg.Client({ connectionString: databaseUrl.toString() });
+    await client.connect();
+    try {
+      await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    } finally {
+      await client.end();
+    }
+  }
+  const prefix = env['RMQ_QUEUE_PREFIX'] ?? '';
+  if (!prefix.startsWith('pgcloud-test-')) return;
+  const connection = await amqp.connect(env['RABBITMQ_URL'] ?? '');
+  try {
+    const channel = await connection.createChannel();
+    for (const service of Object.values(SERVICE_OF))
+      await channel.deleteQueue(queueName(prefix, service));
+    await channel.close();
+  } finally {
+    await connection.close();
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,36 @@
+import { Stack } from './stack.js';
+
+/**
+ * `npm run up`: the whole stack on this machine with prefixed logs, until Ctrl-C.
+ * Uses the configured metadata database and queues, so data stays between runs.
+ */
+export async function runUp(): Promise<void> {
+  let stack: Stack;
+  try {
+    stack = await Stack.start({ isolated: false, output: 'console' });
+  } catch (err) {
+    console.error(
+      `\npgcloud could not start:\n${err instanceof Error ? err.message : String(err)}`,
+    );
+    process.exitCode = 1;
+    return;
+  }
+  console.log(
+    `\npgcloud is up.\n  API:               ${stack.baseUrl}\n  Verification page: ${stack.env['PUBLIC_BASE_URL']}/device\nPress Ctrl-C to stop.\n`,
+  );
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nstopping pgcloud ...');
+    stack.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

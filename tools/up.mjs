@@ -1,0 +1,14 @@
+// `npm run up`: installs dependencies when missing, builds, and runs the whole stack.
+import { execSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+const root = new URL('..', import.meta.url);
+const run = (command) => execSync(command, { cwd: root, stdio: 'inherit' });
+
+if (!existsSync(new URL('node_modules/.package-lock.json', root))) {
+  console.log('installing dependencies (npm ci) ...');
+  run('npm ci');
+}
+run('npx tsc -b');
+const { runUp } = await import('@pgcloud/testing');
+await runUp();
