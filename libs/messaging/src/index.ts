@@ -6,3 +6,4 @@ export * from './rpc-error.filter.js';
 export * from './message.decorators.js';
 export * from './start-service.js';
 export * from './health.controller.js';
+export * from './graceful-server-rmq.js';

@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice } from '@nestjs/common';
 import type { ServiceName } from '@pgcloud/contracts';
 import { AckInterceptor } from './ack.interceptor.js';
+import { GracefulServerRMQ } from './graceful-server-rmq.js';
 import type { BrokerSettings } from './rmq-options.js';
 import { rmqServerOptions } from './rmq-options.js';
 import { RpcErrorFilter } from './rpc-error.filter.js';
@@ -27,8 +28,9 @@ export async function startService(
   service: ServiceName,
   broker: BrokerSettings & { LOG_LEVEL: string },
 ): Promise<INestMicroservice> {
+  const { options } = rmqServerOptions(broker, service);
   const app = await NestFactory.createMicroservice(module, {
-    ...rmqServerOptions(broker, service),
+    strategy: new GracefulServerRMQ(options ?? {}),
     logger: logLevels(broker.LOG_LEVEL),
   });
   app.useGlobalInterceptors(new AckInterceptor());
@@ -36,8 +38,6 @@ export async function startService(
   app.useGlobalFilters(new RpcErrorFilter());
   app.enableShutdownHooks();
   await app.listen();
-  new Logger('Bootstrap').log(
-    `${service} is listening on ${rmqServerOptions(broker, service).options?.queue}`,
-  );
+  new Logger('Bootstrap').log(`${service} is listening on ${options?.queue}`);
   return app;
 }

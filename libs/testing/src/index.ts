@@ -5,3 +5,4 @@ export * from './prerequisites.js';
 export * from './sign-in.js';
 export * from './stack.js';
 export * from './up.js';
+export * from './isolation.js';

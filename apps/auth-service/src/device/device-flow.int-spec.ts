@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { INestMicroservice } from '@nestjs/common';
+import type {
+  AuthenticatedUser,
+  DeviceAuthorization,
+  DeviceTokenResult,
+  RequestContext,
+} from '@pgcloud/contracts';
+import { AUTH_PATTERNS, DomainError } from '@pgcloud/contracts';
+import { startService } from '@pgcloud/messaging';
+import { Isolation } from '@pgcloud/testing';
+import { AppModule } from '../app.module.js';
+import { loadConfig } from '../config.js';
+import { sha256 } from './codes.js';
+
+const ctx: RequestContext = { requestId: 'int-auth' };
+
+describe('auth-service over RabbitMQ and PostgreSQL', () => {
+  const isolation = Isolation.create({ DEVICE_POLL_INTERVAL_SECONDS: '1' });
+  const config = loadConfig({ ...process.env, ...isolation.env });
+  let service: INestMicroservice;
+
+  before(async () => {
+    service = await startService(AppModule.forRoot(config), 'auth', config);
+  });
+
+  after(async () => {
+    await service?.close();
+    await isolation.cleanup();
+  });
+
+  async function approvedDevice(login: string): Promise<DeviceAuthorization> {
+    const client = isolation.client('auth');
+    const device = await client.send<DeviceAuthorization>(AUTH_PATTERNS.startDevice, ctx, {
+      client_ip: '127.0.0.1',
+    });
+    await client.send(AUTH_PATTERNS.verifyDevice, ctx, {
+      user_code: device.user_code,
+      login,
+      action: 'approve',
+      client_ip: '127.0.0.1',
+    });
+    return device;
+  }
+
+  it('exchanges an approved device code for exactly one token under concurrent polls', async () => {
+    const device = await approvedDevice('racer');
+    const client = isolation.client('auth');
+    const polls = await Promise.allSettled(
+      Array.from({ length: 5 }, () =>
+        client.send<DeviceTokenResult>(AUTH_PATTERNS.pollDevice, ctx, {
+          device_code: device.device_code,
+        }),
+      ),
+    );
+    const tokens = polls.flatMap((p) =>
+      p.status === 'fulfilled' && 'access_token' in p.value ? [p.value.access_token] : [],
+    );
+    assert.equal(tokens.length, 1, JSON.stringify(polls));
+    for (const poll of polls) {
+      if (poll.status === 'rejected')
+        assert.equal((poll.reason as DomainError).code, 'DEVICE_CODE_INVALID');
+      else if (!('access_token' in poll.value)) assert.equal(poll.value.status, 'slow_down');
+    }
+  });
+
+  it('stores only hashes of device codes and tokens', async () => {
+    const device = await approvedDevice('hasher');
+    const answer = await isolation
+      .client('auth')
+      .send<DeviceTokenResult>(AUTH_PATTERNS.pollDevice, ctx, { device_code: device.device_code });
+    assert.ok('access_token' in answer);
+    const token = answer.access_token;
+    const dump =
+      JSON.stringify(await isolation.sql('SELECT * FROM auth.access_tokens')) +
+      JSON.stringify(await isolation.sql('SELECT * FROM auth.device_requests'));
+    assert.ok(!dump.includes(token), 'the plain token is stored nowhere');
+    assert.ok(!dump.includes(device.device_code), 'the plain device code is stored nowhere');
+    assert.ok(dump.includes(sha256(token)));
+    assert.ok(dump.includes(sha256(device.device_code)));
+  });
+
+  it('refuses expired and revoked tokens', async () => {
+    const client = isolation.client('auth');
+    const device = await approvedDevice('expiring');
+    const answer = await client.send<DeviceTokenResult>(AUTH_PATTERNS.pollDevice, ctx, {
+      device_code: device.device_code,
+    });
+    assert.ok('access_token' in answer);
+    const user = await client.send<AuthenticatedUser>(AUTH_PATTERNS.verifyToken, ctx, {
+      token: answer.access_token,
+    });
+    assert.equal(user.login, 'expiring');
+    assert.equal(user.tier, 'free');
+
+    await isolation.sql(
+      `UPDATE auth.access_tokens SET expires_at = now() - interval '1 second' WHERE id = $1`,
+      [user.token_id],
+    );
+    await assert.rejects(
+      client.send(AUTH_PATTERNS.verifyToken, ctx, { token: answer.access_token }),
+      { code: 'AUTH_REQUIRED' },
+    );
+
+    await isolation.sql(
+      `UPDATE auth.access_tokens SET expires_at = now() + interval '1 day' WHERE id = $1`,
+      [user.token_id],
+    );
+    await client.send(AUTH_PATTERNS.verifyToken, ctx, { token: answer.access_token });
+    await client.send(
+      AUTH_PATTERNS.logout,
+      { ...ctx, userId: user.id },
+      { token_id: user.token_id },
+    );
+    await assert.rejects(
+      client.send(AUTH_PATTERNS.verifyToken, ctx, { token: answer.access_token }),
+      { code: 'AUTH_REQUIRED' },
+    );
+  });
+});

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { INestMicroservice } from '@nestjs/common';
+import type { ErrorCode, Project, RequestContext } from '@pgcloud/contracts';
+import { DomainError, PROJECT_PATTERNS } from '@pgcloud/contracts';
+import { startService } from '@pgcloud/messaging';
+import { Isolation } from '@pgcloud/testing';
+import { AppModule } from '../app.module.js';
+import { loadConfig } from '../config.js';
+
+const alice: RequestContext = {
+  requestId: 'int-alice',
+  userId: 'user_aaaaaaaaaaaaaaaaaaaa',
+  tier: 'free',
+};
+
+async function errorCode(promise: Promise<unknown>): Promise<ErrorCode> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof DomainError) return err.code;
+    throw err;
+  }
+  assert.fail('expected a DomainError');
+}
+
+describe('project-service over RabbitMQ and PostgreSQL', () => {
+  const isolation = Isolation.create();
+  const config = loadConfig({ ...process.env, ...isolation.env });
+  let service: INestMicroservice | undefined;
+
+  before(async () => {
+    service = await startService(AppModule.forRoot(config), 'projects', config);
+  });
+
+  after(async () => {
+    await service?.close();
+    await isolation.cleanup();
+  });
+
+  it('stores a project and lists it for its owner only', async () => {
+    const client = isolation.client('projects');
+    const created = await client.send<Project>(PROJECT_PATTERNS.create, alice, { name: 'stored' });
+    const rows = await isolation.sql<{ owner_id: string; name: string }>(
+      'SELECT owner_id, name FROM projects.projects WHERE id = $1',
+      [created.id],
+    );
+    assert.deepEqual(rows, [{ owner_id: alice.userId, name: 'stored' }]);
+    const mine = await client.send<{ projects: Project[] }>(PROJECT_PATTERNS.list, alice, {});
+    assert.ok(mine.projects.some((p) => p.id === created.id));
+    const bob = { ...alice, userId: 'user_bbbbbbbbbbbbbbbbbbbb' };
+    assert.deepEqual(await client.send(PROJECT_PATTERNS.list, bob, {}), { projects: [] });
+  });
+
+  it('validates messages itself, whatever the gateway did', async () => {
+    const client = isolation.client('projects');
+    assert.equal(
+      await errorCode(client.send(PROJECT_PATTERNS.create, alice, { name: 'Bad Name' })),
+      'VALIDATION_ERROR',
+    );
+    assert.equal(
+      await errorCode(client.send(PROJECT_PATTERNS.create, alice, { name: 'fine', extra: 1 })),
+      'VALIDATION_ERROR',
+    );
+    assert.equal(
+      await errorCode(
+        client.send(PROJECT_PATTERNS.create, { requestId: 'anon' }, { name: 'no-owner' }),
+      ),
+      'AUTH_REQUIRED',
+    );
+  });
+
+  it('lets exactly one of concurrent creates of one name win', async () => {
+    const client = isolation.client('projects');
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 6 }, () =>
+        client.send<Project>(PROJECT_PATTERNS.create, alice, { name: 'contested' }),
+      ),
+    );
+    assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected')
+        assert.equal((outcome.reason as DomainError).code, 'PROJECT_NAME_TAKEN');
+    }
+  });
+
+  it('never runs later a request nobody waits for any more', async () => {
+    await service?.close();
+    service = undefined;
+    const client = isolation.client('projects', 300);
+    const startedAt = Date.now();
+    assert.equal(
+      await errorCode(client.send(PROJECT_PATTERNS.create, alice, { name: 'too-late' })),
+      'SERVICE_UNAVAILABLE',
+    );
+    assert.ok(Date.now() - startedAt < 3000, 'the caller is answered within its timeout');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+
+    service = await startService(AppModule.forRoot(config), 'projects', config);
+    const { projects } = await isolation
+      .client('projects')
+      .send<{ projects: Project[] }>(PROJECT_PATTERNS.list, alice, {});
+    assert.equal(
+      projects.find((p) => p.name === 'too-late'),
+      undefined,
+      'the expired request was dropped by the broker',
+    );
+  });
+});

@@ -1,0 +1,48 @@
+import type { ClientProxy } from '@nestjs/microservices';
+import { ClientProxyFactory } from '@nestjs/microservices';
+import type { ServiceName } from '@pgcloud/contracts';
+import { ServiceClient, rmqClientOptions } from '@pgcloud/messaging';
+import pg from 'pg';
+import { loadLauncherEnv } from './launcher-env.js';
+import { dropIsolatedResources, isolatedEnv } from './stack.js';
+
+/**
+ * What an integration test needs to run one service in its own process against the real
+ * PostgreSQL and RabbitMQ: settings with a database and queues of its own, clients that
+ * talk to the service as the gateway does, SQL on its database, and a cleanup.
+ */
+export class Isolation {
+  private readonly proxies: ClientProxy[] = [];
+  private pool: pg.Pool | undefined;
+
+  private constructor(readonly env: Record<string, string>) {}
+
+  static create(overrides: Record<string, string> = {}): Isolation {
+    const launcher = loadLauncherEnv();
+    return new Isolation({ ...isolatedEnv(launcher), LOG_LEVEL: 'warn', ...overrides });
+  }
+
+  /** A ServiceClient to the service's queue, closed by cleanup(). */
+  client(service: ServiceName, timeoutMs = 5000): ServiceClient {
+    const broker = loadLauncherEnv(this.env);
+    const proxy = ClientProxyFactory.create(rmqClientOptions(broker, service));
+    this.proxies.push(proxy);
+    return new ServiceClient(service, proxy, timeoutMs);
+  }
+
+  /** Runs SQL on the isolated metadata database. */
+  async sql<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
+    this.pool ??= new pg.Pool({ connectionString: this.env['DATABASE_URL'], max: 2 });
+    return (await this.pool.query<T>(text, values)).rows;
+  }
+
+  async cleanup(): Promise<void> {
+    await Promise.all(
+      this.proxies.map(async (proxy) => {
+        await proxy.close();
+      }),
+    );
+    await this.pool?.end();
+    await dropIsolatedResources(this.env);
+  }
+}
