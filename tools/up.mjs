@@ -5,6 +5,9 @@ import { existsSync } from 'node:fs';
 const root = new URL('..', import.meta.url);
 const run = (command) => execSync(command, { cwd: root, stdio: 'inherit' });
 
+// Settings from a .env file in the checkout, when there is one (see .env.example).
+if (existsSync(new URL('.env', root))) process.loadEnvFile(new URL('.env', root));
+
 if (!existsSync(new URL('node_modules/.package-lock.json', root))) {
   console.log('installing dependencies (npm ci) ...');
   run('npm ci');
