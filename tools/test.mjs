@@ -22,10 +22,9 @@ function testFiles(dir, pattern, found = []) {
 }
 
 const only = process.argv[2]; // unit | int | e2e, to run one kind
-if (!only) {
-  step('lint', 'npm run lint');
-}
+// Build first: type-aware lint reads the libraries' declarations from their dist/.
 step('type check and build', 'npx tsc -b');
+if (!only) step('lint', 'npm run lint');
 
 const kinds = {
   unit: /\.spec\.js$/,

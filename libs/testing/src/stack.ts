@@ -164,7 +164,7 @@ export class Stack {
     exited.catch(() => undefined);
     const deadline = Date.now() + READY_TIMEOUT_MS;
     const service = SERVICE_OF[app];
-    const probe = service ? await this.servicePinger(service) : null;
+    const probe = service ? this.servicePinger(service) : null;
     try {
       while (Date.now() < deadline) {
         const ready = probe ? await probe.ping() : await this.gatewayAnswers();
@@ -177,9 +177,10 @@ export class Stack {
     }
   }
 
-  private async servicePinger(
-    service: ServiceName,
-  ): Promise<{ ping(): Promise<boolean>; close(): Promise<void> }> {
+  private servicePinger(service: ServiceName): {
+    ping(): Promise<boolean>;
+    close(): Promise<void>;
+  } {
     const broker = loadLauncherEnv({ ...process.env, ...this.env });
     const proxy = ClientProxyFactory.create(rmqClientOptions(broker, service));
     const client = new ServiceClient(service, proxy, 1000);

@@ -6,8 +6,9 @@ import type {
   DeviceAuthorization,
   DeviceTokenResult,
   RequestContext,
+  DomainError,
 } from '@pgcloud/contracts';
-import { AUTH_PATTERNS, DomainError } from '@pgcloud/contracts';
+import { AUTH_PATTERNS } from '@pgcloud/contracts';
 import { startService } from '@pgcloud/messaging';
 import { Isolation } from '@pgcloud/testing';
 import { AppModule } from '../app.module.js';
