@@ -35,6 +35,10 @@ export default tseslint.config(
               sourceTag: 'type:e2e',
               onlyDependOnLibsWithTags: ['type:contracts', 'type:lib', 'type:testing'],
             },
+            {
+              sourceTag: 'type:bench',
+              onlyDependOnLibsWithTags: ['type:contracts', 'type:lib', 'type:testing'],
+            },
           ],
         },
       ],

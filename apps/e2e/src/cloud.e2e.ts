@@ -7,6 +7,7 @@ import './suites/device-flow.suite.js';
 import './suites/authentication.suite.js';
 import './suites/projects.suite.js';
 import './suites/rate-limits.suite.js';
-import './suites/device-expiry.suite.js';
+import './suites/partial-stack.suite.js';
+import './suites/secrets-in-logs.suite.js';
 
 after(stopSharedStack);

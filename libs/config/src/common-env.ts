@@ -1,3 +1,5 @@
+// Decorated classes below record their types only when reflect-metadata is loaded first.
+import 'reflect-metadata';
 import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 
 /** Settings every pgcloud service shares: the broker, the metadata database, logging. */

@@ -1,3 +1,5 @@
+// DTO classes record their property types only when reflect-metadata is loaded first.
+import 'reflect-metadata';
 export * from './errors.js';
 export * from './ids.js';
 export * from './context.js';

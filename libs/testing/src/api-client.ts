@@ -1,3 +1,20 @@
+const SECRET_FIELDS = ['access_token', 'device_code', 'password', 'download_url'];
+const secrets = new Set<string>();
+
+/** Every secret an API answer handed to this process, for the log scan at the end of e2e. */
+export function seenSecrets(): ReadonlySet<string> {
+  return secrets;
+}
+
+function rememberSecrets(body: unknown): void {
+  const data = (body as { data?: unknown } | undefined)?.data;
+  if (typeof data !== 'object' || data === null) return;
+  for (const field of SECRET_FIELDS) {
+    const value = (data as Record<string, unknown>)[field];
+    if (typeof value === 'string' && value.length >= 8) secrets.add(value);
+  }
+}
+
 /** One HTTP answer, with the body parsed when it is JSON. */
 export interface ApiResponse<T = unknown> {
   status: number;
@@ -80,10 +97,8 @@ export class ApiClient {
     });
     const text = await response.text();
     const isJson = response.headers.get('content-type')?.includes('application/json') ?? false;
-    return {
-      status: response.status,
-      headers: response.headers,
-      body: (isJson ? JSON.parse(text) : text) as T,
-    };
+    const parsed: unknown = isJson ? JSON.parse(text) : text;
+    rememberSecrets(parsed);
+    return { status: response.status, headers: response.headers, body: parsed as T };
   }
 }

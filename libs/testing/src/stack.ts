@@ -46,6 +46,7 @@ export interface StackOptions {
 
 /** A running stack of pgcloud processes, started the same way for `npm run up` and for tests. */
 export class Stack {
+  private static readonly logDirs: string[] = [];
   private readonly children = new Map<AppName, ChildProcess>();
   readonly logDir: string;
   readonly baseUrl: string;
@@ -57,6 +58,12 @@ export class Stack {
   ) {
     this.baseUrl = `http://127.0.0.1:${env['GATEWAY_PORT']}`;
     this.logDir = join(WORKSPACE_ROOT, '.data', 'logs', id);
+    if (options.output === 'files') Stack.logDirs.push(this.logDir);
+  }
+
+  /** The log folders of every stack this process started with file output. */
+  static startedLogDirs(): readonly string[] {
+    return Stack.logDirs;
   }
 
   static async start(options: StackOptions = {}): Promise<Stack> {

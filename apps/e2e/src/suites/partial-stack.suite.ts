@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { DeviceAuthorization } from '@pgcloud/contracts';
+import { ApiClient, Stack, signIn, submitDeviceForm } from '@pgcloud/testing';
+import { expectData, expectError } from '../support/assertions.js';
+
+/** A stack without project-service, whose device codes live 10 s. */
+describe('a stack with a short device TTL and no project-service', () => {
+  let stack: Stack;
+  let api: ApiClient;
+
+  before(async () => {
+    stack = await Stack.start({
+      apps: ['auth-service', 'api-gateway'],
+      env: {
+        DEVICE_CODE_TTL_SECONDS: '10',
+        DEVICE_POLL_INTERVAL_SECONDS: '1',
+        RPC_TIMEOUT_MS: '1500',
+      },
+    });
+    api = new ApiClient(stack.baseUrl);
+  });
+
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it('expires device codes: DEVICE_CODE_EXPIRED to the poll, a clear error on the page', async () => {
+    const device = expectData<DeviceAuthorization>(await api.post('/auth/device'), 200);
+    assert.equal(device.expires_in, 10);
+    const pending = await api.post('/auth/device/token', { device_code: device.device_code });
+    assert.deepEqual(expectData(pending, 200), { status: 'pending' });
+    await new Promise((resolve) => setTimeout(resolve, 10_500));
+    const expired = await api.post('/auth/device/token', { device_code: device.device_code });
+    expectError(expired, 400, 'DEVICE_CODE_EXPIRED');
+    const page = await submitDeviceForm(api, {
+      user_code: device.user_code,
+      login: 'late',
+      action: 'approve',
+    });
+    assert.equal(page.status, 400);
+    assert.match(page.body, /expired/);
+  });
+
+  it('reports degraded health while a service does not answer', async () => {
+    const health = expectData<{ status: string }>(await api.get('/'), 200);
+    assert.equal(health.status, 'degraded');
+  });
+
+  it('answers 503 SERVICE_UNAVAILABLE within the timeout, never hangs', async () => {
+    const { api: user } = await signIn(api, 'waiting');
+    const startedAt = Date.now();
+    expectError(await user.get('/projects'), 503, 'SERVICE_UNAVAILABLE');
+    const elapsed = Date.now() - startedAt;
+    assert.ok(elapsed >= 1400 && elapsed < 5000, `answered after ${elapsed} ms`);
+  });
+});

@@ -1,0 +1,135 @@
+// `npm run bench:api`: p50, p99 and requests/s of GET /projects through the gateway and
+// through a plain NestJS process with no broker, at 1 and 50 clients. It only prints;
+// times depend on the machine, so nothing here passes or fails on a number.
+import assert from 'node:assert/strict';
+import { Logger } from '@nestjs/common';
+import type { Project } from '@pgcloud/contracts';
+import type { SignedIn, SuccessBody } from '@pgcloud/testing';
+import { ApiClient, Stack, signIn } from '@pgcloud/testing';
+import { startBaseline } from './baseline.js';
+import { runLoad } from './load.js';
+import type { Measurement } from './report.js';
+import { formatReport } from './report.js';
+
+/** Rate limits out of the way (the bench is one user hammering), quick device flow. */
+const STACK_ENV = {
+  RATE_LIMIT_FREE_PER_MINUTE: '100000000',
+  RATE_LIMIT_FREE_BURST: '100000000',
+  DEVICE_POLL_INTERVAL_SECONDS: '1',
+  LOG_LEVEL: 'warn',
+};
+const PROJECT_COUNT = 5;
+const CONCURRENCIES = [1, 50];
+/** Discarded run before each measurement, so JIT and connection pools are warm. */
+const WARMUP_SECONDS = 1;
+
+interface Target {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+function benchSeconds(): number {
+  const raw = process.env['BENCH_SECONDS'] ?? '10';
+  const seconds = Number(raw);
+  if (!Number.isInteger(seconds) || seconds < 1)
+    throw new Error(`BENCH_SECONDS must be a whole number of seconds >= 1, not "${raw}"`);
+  return seconds;
+}
+
+async function seedProjects(owner: SignedIn): Promise<void> {
+  for (let i = 1; i <= PROJECT_COUNT; i += 1) {
+    const created = await owner.api.post('/projects', { name: `bench-project-${i}` });
+    if (created.status !== 201)
+      throw new Error(`POST /projects answered ${created.status}: ${JSON.stringify(created.body)}`);
+  }
+}
+
+/** Both servers must answer the same projects, or the comparison would be of two things. */
+async function verifySameData(gateway: ApiClient, baseline: ApiClient): Promise<void> {
+  type Body = SuccessBody<{ projects: Project[] }>;
+  const [ours, plain] = await Promise.all([
+    gateway.get<Body>('/projects'),
+    baseline.get<Body>('/projects'),
+  ]);
+  assert.equal(ours.status, 200, `gateway answered ${ours.status}`);
+  assert.equal(plain.status, 200, `baseline answered ${plain.status}`);
+  assert.equal(ours.body.data.projects.length, PROJECT_COUNT);
+  assert.deepEqual(plain.body, ours.body, 'the baseline answers other data than the gateway');
+}
+
+async function measure(targets: Target[], seconds: number): Promise<Measurement[]> {
+  const measurements: Measurement[] = [];
+  for (const connections of CONCURRENCIES) {
+    for (const { name, url, headers } of targets) {
+      console.error(`measuring ${name} at ${connections} connection(s) for ${seconds} s`);
+      await runLoad({ url, headers, connections, seconds: WARMUP_SECONDS });
+      const figures = await runLoad({ url, headers, connections, seconds });
+      measurements.push({ target: name, connections, figures });
+    }
+  }
+  return measurements;
+}
+
+async function bench(seconds: number, cleanups: (() => Promise<void>)[]): Promise<string> {
+  console.error('starting the stack');
+  // The stack's readiness probes log each connect and each unanswered ping while the apps
+  // boot; that is expected, and Stack.start throws if an app never answers.
+  Logger.overrideLogger(['error']);
+  const stack = await Stack.start({ env: STACK_ENV, isolated: true, output: 'files' });
+  cleanups.push(() => stack.stop());
+  const owner = await signIn(new ApiClient(stack.baseUrl), 'bench-owner');
+  await seedProjects(owner);
+  const baseline = await startBaseline(stack.env['DATABASE_URL'] ?? '', owner.user.id);
+  cleanups.unshift(() => baseline.close());
+  await verifySameData(owner.api, new ApiClient(baseline.url));
+  const measurements = await measure(
+    [
+      {
+        name: 'gateway',
+        url: `${stack.baseUrl}/projects`,
+        headers: { authorization: `Bearer ${owner.token}` },
+      },
+      { name: 'baseline', url: `${baseline.url}/projects`, headers: {} },
+    ],
+    seconds,
+  );
+  return formatReport(measurements, 'gateway', 'baseline');
+}
+
+/** Runs every cleanup even when one fails, so no process or test database is left behind. */
+async function runCleanups(cleanups: (() => Promise<void>)[]): Promise<void> {
+  for (const cleanup of cleanups.splice(0)) {
+    try {
+      await cleanup();
+    } catch (err) {
+      console.error('cleanup failed:', err);
+      process.exitCode = 1;
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const cleanups: (() => Promise<void>)[] = [];
+  // Ctrl-C mid-run still stops the apps and drops the stack's database.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void runCleanups(cleanups).finally(() => process.exit(130));
+    });
+  }
+  try {
+    const seconds = benchSeconds();
+    console.log(
+      `GET /projects of ${PROJECT_COUNT} projects, ${seconds} s per run ` +
+        `after ${WARMUP_SECONDS} s of warm-up; latencies in ms\n`,
+    );
+    console.log(await bench(seconds, cleanups));
+  } catch (err) {
+    console.error('bench failed:', err);
+    process.exitCode = 1;
+  } finally {
+    await runCleanups(cleanups);
+  }
+}
+
+await main();

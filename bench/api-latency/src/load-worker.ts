@@ -1,0 +1,75 @@
+// Worker thread of runLoad (load.ts): one autocannon run, its figures posted back.
+import { parentPort, workerData } from 'node:worker_threads';
+import autocannon from 'autocannon';
+import type { LoadFigures, LoadReply, LoadRequest } from './load.js';
+
+interface Run {
+  /** Latency of every 2xx answer, in milliseconds with sub-millisecond precision. */
+  latencies: number[];
+  /** Answers by status code. */
+  statuses: Map<number, number>;
+  result: Pick<autocannon.Result, 'duration' | 'errors' | 'timeouts'>;
+}
+
+/**
+ * Latencies are taken from each response rather than from autocannon's histogram, which
+ * keeps whole milliseconds only: a sub-millisecond baseline would read 0 ms and its ratio
+ * would be meaningless.
+ */
+function load(request: LoadRequest): Promise<Run> {
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: request.url,
+        connections: request.connections,
+        duration: request.seconds,
+        headers: request.headers,
+      },
+      (err: Error | null, result: autocannon.Result) => {
+        if (err) reject(err);
+        else resolve({ latencies, statuses, result });
+      },
+    );
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      statuses.set(statusCode, (statuses.get(statusCode) ?? 0) + 1);
+      if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+    });
+  });
+}
+
+/** The value at rank p% of ascending `sorted` (nearest rank). */
+function percentile(sorted: number[], p: number): number {
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(rank, 1)) - 1] ?? Number.NaN;
+}
+
+/** Figures of a run; a run with errors or non-2xx answers measured something else, and fails. */
+function figuresOf({ latencies, statuses, result }: Run): LoadFigures {
+  const failures = [...statuses].filter(([status]) => status < 200 || status >= 300);
+  if (result.errors > 0 || failures.length > 0 || latencies.length === 0) {
+    const byStatus = [...statuses].map(([status, count]) => `${status}: ${count}`).join(', ');
+    throw new Error(
+      `load run was not clean: ${result.errors} errors (${result.timeouts} timeouts), ` +
+        `answers ${byStatus || 'none'}`,
+    );
+  }
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    requestsPerSecond: latencies.length / result.duration,
+    responses: latencies.length,
+  };
+}
+
+async function main(): Promise<LoadReply> {
+  try {
+    return { ok: true, figures: figuresOf(await load(workerData as LoadRequest)) };
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+parentPort?.postMessage(await main());
