@@ -1,7 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { HealthController, SERVICE_NAME } from '@pgcloud/messaging';
+import { EventPublisher, HealthController, SERVICE_NAME } from '@pgcloud/messaging';
 import { ensureMetadataSchema } from '@pgcloud/postgres';
 import { ProjectServiceConfig } from './config.js';
 import { CreateProjects1763770000000 } from './migrations/1763770000000-create-projects.js';
@@ -39,6 +39,7 @@ export class AppModule {
       providers: [
         { provide: ProjectServiceConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'project-service' },
+        { provide: EventPublisher, useFactory: () => new EventPublisher(config) },
         RegionsService,
         ProjectsService,
       ],

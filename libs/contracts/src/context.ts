@@ -31,5 +31,13 @@ export const SERVICE_QUEUES = {
 /** A service the gateway talks to. */
 export type ServiceName = keyof typeof SERVICE_QUEUES;
 
-/** The topic exchange that carries domain events. */
-export const EVENTS_EXCHANGE = 'pgcloud.events';
+/** The topic exchange that carries domain events; a deployment adds its own prefix. */
+export const EVENTS_EXCHANGE = 'events';
+
+/** A domain event as it travels on EVENTS_EXCHANGE, routed by its name. */
+export interface DomainEvent<T> {
+  event: string;
+  payload: T;
+  request_id: string;
+  at: string;
+}

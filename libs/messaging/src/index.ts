@@ -7,3 +7,4 @@ export * from './message.decorators.js';
 export * from './start-service.js';
 export * from './health.controller.js';
 export * from './graceful-server-rmq.js';
+export * from './event-publisher.js';

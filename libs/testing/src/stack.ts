@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { ClientProxyFactory } from '@nestjs/microservices';
 import type { ServiceName } from '@pgcloud/contracts';
 import { HEALTH_PING } from '@pgcloud/contracts';
-import { ServiceClient, queueName, rmqClientOptions } from '@pgcloud/messaging';
+import { ServiceClient, eventsExchange, queueName, rmqClientOptions } from '@pgcloud/messaging';
 import amqp from 'amqplib';
 import pg from 'pg';
 import { freePort } from './free-port.js';
@@ -281,6 +281,7 @@ export async function dropIsolatedResources(env: Record<string, string>): Promis
     const channel = await connection.createChannel();
     for (const service of Object.values(SERVICE_OF))
       await channel.deleteQueue(queueName(prefix, service));
+    await channel.deleteExchange(eventsExchange(prefix));
     await channel.close();
   } finally {
     await connection.close();

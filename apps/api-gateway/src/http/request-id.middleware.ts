@@ -1,13 +1,25 @@
 import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
 import type { NextFunction, Response } from 'express';
 import type { GatewayRequest } from './request-context.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const accessLog = new Logger('HTTP');
 
-/** Echoes a well-formed X-Request-Id, or makes one; set before anything else can answer. */
+/**
+ * Echoes a well-formed X-Request-Id, or makes one, before anything else can answer; and
+ * logs each request once answered (the path only: query strings stay out of logs).
+ */
 export function requestIdMiddleware(req: GatewayRequest, res: Response, next: NextFunction): void {
   const given = req.header('x-request-id');
   req.requestId = given && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
   res.setHeader('X-Request-Id', req.requestId);
+  const startedAt = process.hrtime.bigint();
+  res.once('finish', () => {
+    const ms = Number(process.hrtime.bigint() - startedAt) / 1e6;
+    accessLog.log(
+      `[${req.requestId}] ${req.method} ${req.path} ${res.statusCode} ${ms.toFixed(1)} ms`,
+    );
+  });
   next();
 }

@@ -1,9 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { INestMicroservice } from '@nestjs/common';
-import type { ErrorCode, Project, RequestContext } from '@pgcloud/contracts';
+import type {
+  DomainEvent,
+  ErrorCode,
+  Project,
+  ProjectEvent,
+  RequestContext,
+} from '@pgcloud/contracts';
 import { DomainError, PROJECT_PATTERNS } from '@pgcloud/contracts';
-import { startService } from '@pgcloud/messaging';
+import { eventsExchange, startService } from '@pgcloud/messaging';
+import amqp from 'amqplib';
 import { Isolation } from '@pgcloud/testing';
 import { AppModule } from '../app.module.js';
 import { loadConfig } from '../config.js';
@@ -50,6 +57,43 @@ describe('project-service over RabbitMQ and PostgreSQL', () => {
     assert.ok(mine.projects.some((p) => p.id === created.id));
     const bob = { ...alice, userId: 'user_bbbbbbbbbbbbbbbbbbbb' };
     assert.deepEqual(await client.send(PROJECT_PATTERNS.list, bob, {}), { projects: [] });
+  });
+
+  it('publishes project.created and project.deleted on the events exchange', async () => {
+    const connection = await amqp.connect(isolation.env['RABBITMQ_URL'] ?? '');
+    try {
+      const channel = await connection.createChannel();
+      const exchange = eventsExchange(isolation.env['RMQ_QUEUE_PREFIX'] ?? '');
+      await channel.assertExchange(exchange, 'topic', { durable: true });
+      const { queue } = await channel.assertQueue('', { exclusive: true });
+      await channel.bindQueue(queue, exchange, 'project.*');
+
+      const client = isolation.client('projects');
+      const project = await client.send<Project>(PROJECT_PATTERNS.create, alice, {
+        name: 'announced',
+      });
+      await client.send(PROJECT_PATTERNS.delete, alice, { id: project.id });
+
+      const received: DomainEvent<ProjectEvent>[] = [];
+      for (let i = 0; i < 50 && received.length < 2; i++) {
+        const message = await channel.get(queue, { noAck: false });
+        if (message) {
+          received.push(JSON.parse(message.content.toString()) as DomainEvent<ProjectEvent>);
+          channel.ack(message);
+        } else {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+      assert.deepEqual(
+        received.map((e) => [e.event, e.payload, e.request_id]),
+        [
+          ['project.created', { project_id: project.id, owner_id: alice.userId }, alice.requestId],
+          ['project.deleted', { project_id: project.id, owner_id: alice.userId }, alice.requestId],
+        ],
+      );
+    } finally {
+      await connection.close();
+    }
   });
 
   it('validates messages itself, whatever the gateway did', async () => {

@@ -5,9 +5,11 @@ import type {
   Deleted,
   Project,
   ProjectDetail,
+  ProjectEvent,
   RequestContext,
 } from '@pgcloud/contracts';
-import { DomainError, isId, newId } from '@pgcloud/contracts';
+import { DomainError, PROJECT_EVENTS, isId, newId } from '@pgcloud/contracts';
+import { EventPublisher } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { Repository } from 'typeorm';
 import { RegionsService } from '../regions/regions.service.js';
@@ -21,6 +23,7 @@ export class ProjectsService {
   constructor(
     @InjectRepository(ProjectEntity) private readonly projects: Repository<ProjectEntity>,
     private readonly regions: RegionsService,
+    private readonly events: EventPublisher,
   ) {}
 
   async create(ctx: RequestContext, dto: CreateProjectDto): Promise<Project> {
@@ -55,6 +58,7 @@ export class ProjectsService {
     }
     const saved = await this.projects.findOneByOrFail({ id: project.id });
     this.logger.log(`[${ctx.requestId}] project ${saved.id} created for ${ownerId}`);
+    await this.publish(PROJECT_EVENTS.created, ctx, { project_id: saved.id, owner_id: ownerId });
     return toProject(saved);
   }
 
@@ -76,7 +80,25 @@ export class ProjectsService {
     const project = await this.findOwned(ctx, id);
     await this.projects.delete({ id: project.id, ownerId: project.ownerId });
     this.logger.log(`[${ctx.requestId}] project ${project.id} deleted`);
+    await this.publish(PROJECT_EVENTS.deleted, ctx, {
+      project_id: project.id,
+      owner_id: project.ownerId,
+    });
     return { id: project.id, deleted: true };
+  }
+
+  /**
+   * The record is the truth and is already committed; an event the broker did not take is
+   * logged, not turned into a failed request.
+   */
+  private async publish(event: string, ctx: RequestContext, payload: ProjectEvent): Promise<void> {
+    try {
+      await this.events.publish(event, ctx, payload);
+    } catch (err) {
+      this.logger.error(
+        `[${ctx.requestId}] ${event} for ${payload.project_id} not published: ${String(err)}`,
+      );
+    }
   }
 
   private async findOwned(ctx: RequestContext, id: string): Promise<ProjectEntity> {

@@ -38,5 +38,4 @@ export interface Deleted {
 export interface ProjectEvent {
   project_id: string;
   owner_id: string;
-  at: string;
 }

@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import type { OnApplicationShutdown } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
+import type { DomainEvent, RequestContext } from '@pgcloud/contracts';
+import { EVENTS_EXCHANGE } from '@pgcloud/contracts';
+import type { AmqpConnectionManager, ChannelWrapper } from 'amqp-connection-manager';
+import amqp from 'amqp-connection-manager';
+import type { Channel } from 'amqplib';
+import type { BrokerSettings } from './rmq-options.js';
+
+/** The deployment's events exchange. */
+export function eventsExchange(prefix: string): string {
+  return `${prefix}.${EVENTS_EXCHANGE}`;
+}
+
+/**
+ * Publishes domain events to the durable topic exchange, routed by event name, as
+ * persistent messages the broker confirms. Consumers bind queues of their own.
+ */
+export class EventPublisher implements OnApplicationShutdown {
+  private readonly logger = new Logger(EventPublisher.name);
+  private readonly connection: AmqpConnectionManager;
+  private readonly channel: ChannelWrapper;
+  private readonly exchange: string;
+
+  constructor(broker: BrokerSettings) {
+    this.exchange = eventsExchange(broker.RMQ_QUEUE_PREFIX);
+    this.connection = amqp.connect([broker.RABBITMQ_URL], {
+      connectionOptions: { noDelay: true },
+      heartbeatIntervalInSeconds: 5,
+      reconnectTimeInSeconds: 1,
+    });
+    this.channel = this.connection.createChannel({
+      json: false,
+      // While the broker is away messages wait in memory; past this the publish fails.
+      publishTimeout: 5000,
+      setup: (channel: Channel) =>
+        channel.assertExchange(this.exchange, 'topic', { durable: true }),
+    });
+  }
+
+  /** Publishes one event and waits for the broker's confirm. */
+  async publish<T>(event: string, ctx: RequestContext, payload: T): Promise<void> {
+    const message: DomainEvent<T> = {
+      event,
+      payload,
+      request_id: ctx.requestId,
+      at: new Date().toISOString(),
+    };
+    await this.channel.publish(this.exchange, event, Buffer.from(JSON.stringify(message)), {
+      persistent: true,
+      contentType: 'application/json',
+      messageId: randomUUID(),
+      headers: { 'x-request-id': ctx.requestId },
+    });
+    this.logger.debug(`[${ctx.requestId}] published ${event}`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.channel.close();
+    await this.connection.close();
+  }
+}
