@@ -1,6 +1,6 @@
 import { CommonEnv, validateEnv } from '@pgcloud/config';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsUrl, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsUrl, Matches, Max, Min } from 'class-validator';
 
 /** api-gateway settings (see .env.example). */
 export class GatewayConfig extends CommonEnv {
@@ -38,6 +38,17 @@ export class GatewayConfig extends CommonEnv {
   @Min(0)
   @Max(10)
   AUTH_CACHE_SECONDS: number = 5;
+
+  /** Redis for rate-limit buckets shared by every gateway; unset: this gateway's memory. */
+  @IsOptional()
+  @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  /** How long a rate-limit check waits for Redis before this gateway limits on its own. */
+  @IsInt()
+  @Min(10)
+  @Max(5000)
+  REDIS_TIMEOUT_MS: number = 300;
 
   /** How long GET / waits for each service. */
   @IsInt()

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { BucketDecision, BucketLimit, BucketState } from './token-bucket.js';
 import { takeToken } from './token-bucket.js';
 
-/** Where buckets live: memory for a lone gateway (Redis for many arrives later). */
+/** Where buckets live: memory for a lone gateway, Redis for many (redis-rate-limit.store.ts). */
 export abstract class RateLimitStore {
   abstract take(key: string, limit: BucketLimit): Promise<BucketDecision>;
 }

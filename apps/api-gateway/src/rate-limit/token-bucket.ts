@@ -35,14 +35,17 @@ export function takeToken(
     : limit.burst;
   const allowed = available >= 1;
   const tokens = allowed ? available - 1 : available;
+  return { state: { tokens, updatedAtMs: nowMs }, decision: decide(allowed, tokens, limit) };
+}
+
+/** What the headers tell after a take left `tokens` in the bucket (shared by every store). */
+export function decide(allowed: boolean, tokens: number, limit: BucketLimit): BucketDecision {
+  const ratePerSecond = limit.perMinute / 60;
   return {
-    state: { tokens, updatedAtMs: nowMs },
-    decision: {
-      allowed,
-      limit: limit.perMinute,
-      remaining: Math.floor(tokens),
-      resetSeconds: Math.ceil((limit.burst - tokens) / ratePerSecond),
-      retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / ratePerSecond)),
-    },
+    allowed,
+    limit: limit.perMinute,
+    remaining: Math.floor(tokens),
+    resetSeconds: Math.ceil((limit.burst - tokens) / ratePerSecond),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / ratePerSecond)),
   };
 }
