@@ -1,12 +1,15 @@
-import type { DynamicModule } from '@nestjs/common';
+import type { DynamicModule, Provider } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { HealthController, SERVICE_NAME } from '@pgcloud/messaging';
 import { ensureMetadataSchema } from '@pgcloud/postgres';
 import { AuthController } from './auth.controller.js';
 import { AuthServiceConfig } from './config.js';
+import { DeviceFlow } from './device/device-flow.js';
 import { DeviceFlowService } from './device/device-flow.service.js';
 import { DeviceRequestEntity, WrongCodeAttemptEntity } from './device/device-request.entity.js';
+import { GithubApi, HttpFetch } from './github/github-api.js';
+import { GithubDeviceFlowService } from './github/github-device-flow.service.js';
 import { CreateAuth1763770000000 } from './migrations/1763770000000-create-auth.js';
 import { AccessTokenEntity } from './tokens/access-token.entity.js';
 import { TokensService } from './tokens/tokens.service.js';
@@ -45,8 +48,17 @@ export class AppModule {
         { provide: SERVICE_NAME, useValue: 'auth-service' },
         UsersService,
         TokensService,
-        DeviceFlowService,
+        HttpFetch,
+        GithubApi,
+        deviceFlowProvider(config),
       ],
     };
   }
+}
+
+/** The device flow of the configured identity provider, so the controller never branches. */
+function deviceFlowProvider(config: AuthServiceConfig): Provider {
+  const useClass =
+    config.IDENTITY_PROVIDER === 'github' ? GithubDeviceFlowService : DeviceFlowService;
+  return { provide: DeviceFlow, useClass };
 }

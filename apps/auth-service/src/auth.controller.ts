@@ -8,7 +8,7 @@ import type {
 } from '@pgcloud/contracts';
 import { AUTH_PATTERNS, DeviceTokenDto, DomainError, RequestContext } from '@pgcloud/contracts';
 import { MessageBody, MessageCtx } from '@pgcloud/messaging';
-import { DeviceFlowService } from './device/device-flow.service.js';
+import { DeviceFlow } from './device/device-flow.js';
 import { TokensService } from './tokens/tokens.service.js';
 import { UsersService } from './users/users.service.js';
 
@@ -16,7 +16,7 @@ import { UsersService } from './users/users.service.js';
 @Controller()
 export class AuthController {
   constructor(
-    private readonly deviceFlow: DeviceFlowService,
+    private readonly deviceFlow: DeviceFlow,
     private readonly tokens: TokensService,
     private readonly users: UsersService,
   ) {}

@@ -1,15 +1,42 @@
 import { CommonEnv, validateEnv } from '@pgcloud/config';
-import { IsIn, IsInt, IsOptional, IsUrl, Matches, Max, Min } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+
+// Hosts without a TLD (127.0.0.1, an internal GitHub Enterprise) are real deployments.
+const HTTP_URL = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
 
 /** auth-service settings (see .env.example). */
 export class AuthServiceConfig extends CommonEnv {
   /** Base of verification_uri: where people reach the gateway. */
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  @IsUrl(HTTP_URL)
   PUBLIC_BASE_URL: string = 'http://127.0.0.1:8080';
 
   /** The identity provider behind the device flow. */
-  @IsIn(['local'])
+  @IsIn(['local', 'github'])
   IDENTITY_PROVIDER: string = 'local';
+
+  /** Client id of the GitHub OAuth app whose device flow the github provider proxies. */
+  @ValidateIf((config: AuthServiceConfig) => config.IDENTITY_PROVIDER === 'github')
+  @IsNotEmpty({ message: 'is required when IDENTITY_PROVIDER is github' })
+  @Matches(/^[A-Za-z0-9._-]+$/, { message: 'must be the client id of a GitHub OAuth app' })
+  GITHUB_CLIENT_ID?: string;
+
+  /** Where GitHub's /login/device/code and /login/oauth/access_token live. */
+  @IsUrl(HTTP_URL)
+  GITHUB_BASE_URL: string = 'https://github.com';
+
+  /** Where GitHub's REST API (/user, /user/emails) lives. */
+  @IsUrl(HTTP_URL)
+  GITHUB_API_URL: string = 'https://api.github.com';
 
   /** expires_in of a local device request. */
   @IsInt()

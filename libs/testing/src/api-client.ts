@@ -6,6 +6,11 @@ export function seenSecrets(): ReadonlySet<string> {
   return secrets;
 }
 
+/** Adds a secret handed out outside the API (such as a fake provider's token) to that scan. */
+export function rememberSecret(value: string): void {
+  secrets.add(value);
+}
+
 function rememberSecrets(body: unknown): void {
   const data = (body as { data?: unknown } | undefined)?.data;
   if (typeof data !== 'object' || data === null) return;

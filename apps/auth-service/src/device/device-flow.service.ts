@@ -21,6 +21,7 @@ import {
   normalizeUserCode,
   sha256,
 } from './codes.js';
+import type { DeviceFlow } from './device-flow.js';
 import { DeviceRequestEntity, WrongCodeAttemptEntity } from './device-request.entity.js';
 
 /** RFC 8628: each slow_down adds five seconds to the interval. */
@@ -28,7 +29,7 @@ const SLOW_DOWN_STEP_SECONDS = 5;
 
 /** The OAuth device flow with the local identity provider (decisions.md section 2). */
 @Injectable()
-export class DeviceFlowService {
+export class DeviceFlowService implements DeviceFlow {
   private readonly logger = new Logger(DeviceFlowService.name);
 
   constructor(

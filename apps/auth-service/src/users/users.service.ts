@@ -49,6 +49,38 @@ export class UsersService {
     return this.users.findOneByOrFail({ id: user.id });
   }
 
+  /**
+   * The user of an external identity provider, keyed by (provider, identity_id): made at
+   * its first sign-in; a later sign-in keeps the id and takes the provider's login and email.
+   */
+  async signInExternal(
+    provider: string,
+    identityId: number,
+    login: string,
+    email: string,
+  ): Promise<UserEntity> {
+    const existing = await this.users.findOneBy({ identityProvider: provider, identityId });
+    if (existing) return this.refreshIdentity(existing, login, email);
+    const user = this.users.create({
+      id: newId('user'),
+      identityProvider: provider,
+      identityId,
+      login,
+      email,
+      tier: 'free',
+    });
+    try {
+      await this.users.insert(user);
+    } catch (err) {
+      // Two first sign-ins of one identity at once: the other one made the row.
+      if (!isUniqueViolation(err)) throw err;
+      const winner = await this.users.findOneByOrFail({ identityProvider: provider, identityId });
+      return this.refreshIdentity(winner, login, email);
+    }
+    this.logger.log(`new ${provider} user ${user.id} (identity_id ${identityId})`);
+    return this.users.findOneByOrFail({ id: user.id });
+  }
+
   async profile(userId: string): Promise<UserProfile> {
     const user = await this.users.findOneBy({ id: userId });
     if (!user) throw new DomainError('AUTH_REQUIRED', 'The signed-in user no longer exists.');
@@ -68,6 +100,16 @@ export class UsersService {
     if (other)
       throw new Error(`several users have the login "${userIdOrLogin}"; name one by its id`);
     await this.users.update({ id: user.id }, { tier });
+    return this.users.findOneByOrFail({ id: user.id });
+  }
+
+  private async refreshIdentity(
+    user: UserEntity,
+    login: string,
+    email: string,
+  ): Promise<UserEntity> {
+    if (user.login === login && user.email === email) return user;
+    await this.users.update({ id: user.id }, { login, email });
     return this.users.findOneByOrFail({ id: user.id });
   }
 
