@@ -17,6 +17,7 @@ import { HttpErrorFilter } from './http/http-error.filter.js';
 import { ProjectsController, RegionsController } from './projects/projects.controller.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { InMemoryRateLimitStore, RateLimitStore } from './rate-limit/rate-limit.store.js';
+import { RedisRateLimitStore } from './rate-limit/redis-rate-limit.store.js';
 
 /** Request bodies above this are refused with 413 (decisions.md section 1). */
 export const BODY_LIMIT = '64kb';
@@ -39,7 +40,20 @@ export class AppModule implements NestModule {
       controllers: CONTROLLERS,
       providers: [
         { provide: GatewayConfig, useValue: config },
-        { provide: RateLimitStore, useClass: InMemoryRateLimitStore },
+        InMemoryRateLimitStore,
+        {
+          provide: RateLimitStore,
+          inject: [InMemoryRateLimitStore],
+          useFactory: (memory: InMemoryRateLimitStore) =>
+            config.REDIS_URL
+              ? new RedisRateLimitStore(
+                  config.REDIS_URL,
+                  config.RMQ_QUEUE_PREFIX,
+                  config.REDIS_TIMEOUT_MS,
+                  memory,
+                )
+              : memory,
+        },
         ServiceClients,
         TokenCache,
         BearerStrategy,

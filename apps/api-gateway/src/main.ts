@@ -6,6 +6,7 @@ import { logLevels } from '@pgcloud/messaging';
 import { AppModule } from './app.module.js';
 import { loadConfig } from './config.js';
 import { requestIdMiddleware } from './http/request-id.middleware.js';
+import { buildOpenApiDocument, serveOpenApi } from './openapi/openapi.js';
 
 const config = loadConfig();
 const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
@@ -14,6 +15,7 @@ const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(c
 });
 app.use(requestIdMiddleware);
 app.disable('x-powered-by');
+serveOpenApi(app, buildOpenApiDocument(app));
 app.enableShutdownHooks();
 await app.listen(config.GATEWAY_PORT, config.GATEWAY_HOST);
 new Logger('Bootstrap').log(`api-gateway is listening on ${await app.getUrl()}`);

@@ -8,6 +8,8 @@ import './suites/authentication.suite.js';
 import './suites/projects.suite.js';
 import './suites/rate-limits.suite.js';
 import './suites/partial-stack.suite.js';
+import './suites/github-provider.suite.js';
+import './suites/openapi.suite.js';
 import './suites/secrets-in-logs.suite.js';
 
 after(stopSharedStack);

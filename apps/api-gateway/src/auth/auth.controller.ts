@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type {
   AuthenticatedUser,
   DeviceAuthorization,
@@ -14,9 +15,19 @@ import { GatewayConfig } from '../config.js';
 import type { GatewayRequest } from '../http/request-context.js';
 import { Ctx, CurrentUser, clientIp } from '../http/request-context.js';
 import { Public } from '../http/route-flags.js';
+import { ApiEnvelope, ApiErrors } from '../openapi/api-envelope.decorator.js';
+import {
+  DeviceAuthorizationModel,
+  DeviceTokenModel,
+  DeviceTokenPendingModel,
+  DeviceTokenSlowDownModel,
+  LogoutModel,
+  UserProfileModel,
+} from '../openapi/auth.models.js';
 import { TokenCache } from './token-cache.js';
 
 /** Sign-in by device flow, the current user, sign-out. */
+@ApiTags('auth')
 @Controller('auth')
 export class AuthController {
   constructor(
@@ -28,6 +39,9 @@ export class AuthController {
   @Public()
   @Post('device')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Start a device sign-in (RFC 8628)' })
+  @ApiEnvelope(DeviceAuthorizationModel, { status: 200, description: 'The codes to show.' })
+  @ApiErrors('RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   startDevice(
     @Ctx() ctx: RequestContext,
     @Req() req: GatewayRequest,
@@ -39,17 +53,42 @@ export class AuthController {
   @Public()
   @Post('device/token')
   @HttpCode(200)
+  @ApiOperation({
+    summary: 'Poll a device sign-in',
+    description: 'Poll no faster than `interval`; the token is handed out once.',
+  })
+  @ApiEnvelope([DeviceTokenPendingModel, DeviceTokenSlowDownModel, DeviceTokenModel], {
+    status: 200,
+    description: 'Still waiting (`pending`), polled too fast (`slow_down`), or the token.',
+  })
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'DEVICE_CODE_INVALID',
+    'DEVICE_CODE_EXPIRED',
+    'ACCESS_DENIED',
+    'PAYLOAD_TOO_LARGE',
+    'RATE_LIMIT_EXCEEDED',
+    'SERVICE_UNAVAILABLE',
+  )
   pollDevice(@Ctx() ctx: RequestContext, @Body() body: DeviceTokenDto): Promise<DeviceTokenResult> {
     return this.clients.auth.send(AUTH_PATTERNS.pollDevice, ctx, body);
   }
 
   @Get('me')
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'The signed-in user' })
+  @ApiEnvelope(UserProfileModel, { status: 200, description: 'The user of the token.' })
+  @ApiErrors('AUTH_REQUIRED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   me(@Ctx() ctx: RequestContext): Promise<UserProfile> {
     return this.clients.auth.send(AUTH_PATTERNS.me, ctx, {});
   }
 
   @Post('logout')
   @HttpCode(200)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Revoke the calling token' })
+  @ApiEnvelope(LogoutModel, { status: 200, description: 'The token no longer works.' })
+  @ApiErrors('AUTH_REQUIRED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   async logout(
     @Ctx() ctx: RequestContext,
     @CurrentUser() user: AuthenticatedUser,

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { DeviceVerifyRequest, DeviceVerifyResult } from '@pgcloud/contracts';
 import { AUTH_PATTERNS, DeviceVerifyDto, DomainError, httpStatusFor } from '@pgcloud/contracts';
 import { validationDetails } from '@pgcloud/messaging';
@@ -10,11 +11,13 @@ import { GatewayConfig } from '../config.js';
 import type { GatewayRequest } from '../http/request-context.js';
 import { clientIp, contextOf } from '../http/request-context.js';
 import { Public, RawResponse } from '../http/route-flags.js';
+import { ApiErrors, ApiHtml } from '../openapi/api-envelope.decorator.js';
 import { deviceDone, deviceForm } from './device-page.html.js';
 
 /** The verification page of the local identity provider (decisions.md section 2). */
 @Public()
 @RawResponse()
+@ApiTags('device page')
 @Controller('device')
 export class DevicePageController {
   constructor(
@@ -23,12 +26,38 @@ export class DevicePageController {
   ) {}
 
   @Get()
+  @ApiOperation({ summary: 'The verification form, for a person in a browser' })
+  @ApiQuery({
+    name: 'user_code',
+    required: false,
+    type: String,
+    description: 'Fills in the code field.',
+  })
+  @ApiHtml(200, 'The form: fields `user_code`, `login`, `email`; buttons `action`.')
+  @ApiErrors('RATE_LIMIT_EXCEEDED')
   show(@Query('user_code') userCode: unknown, @Res() res: Response): void {
     res.type('html').send(deviceForm({ user_code: typeof userCode === 'string' ? userCode : '' }));
   }
 
   @Post()
   @HttpCode(200)
+  @ApiOperation({
+    summary: 'Approve or deny a device sign-in',
+    description:
+      'Posted by the form. Its own failures answer the form again with the error, as HTML, ' +
+      'in the status of the code: 400 (VALIDATION_ERROR, DEVICE_CODE_INVALID, ' +
+      'DEVICE_CODE_EXPIRED), 403 ACCESS_DENIED (LOCAL_IDP_ALLOWED_LOGINS), 429 (too many ' +
+      'wrong codes from the address), 503 SERVICE_UNAVAILABLE. The edge answers JSON error ' +
+      'envelopes for a body over 64 KiB (413) and for a spent request bucket (429).',
+  })
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiBody({ type: DeviceVerifyDto })
+  @ApiHtml(200, 'The confirmation: approved (signed in as the login) or denied.')
+  @ApiHtml(400, 'The form again, with the problem.')
+  @ApiHtml(403, 'The form again: that login may not sign in here.')
+  @ApiHtml(429, 'The form again: too many wrong codes from this address.', ['RATE_LIMIT_EXCEEDED'])
+  @ApiHtml(503, 'The form again: the sign-in service did not answer.')
+  @ApiErrors('PAYLOAD_TOO_LARGE')
   async answer(
     @Body() body: Record<string, unknown>,
     @Req() req: GatewayRequest,

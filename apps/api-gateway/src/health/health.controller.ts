@@ -1,15 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { RequestContext } from '@pgcloud/contracts';
 import { HEALTH_PING } from '@pgcloud/contracts';
 import { ServiceClients } from '../clients/service-clients.js';
 import { GatewayConfig } from '../config.js';
 import { Ctx } from '../http/request-context.js';
 import { Public } from '../http/route-flags.js';
+import { ApiEnvelope, ApiErrors } from '../openapi/api-envelope.decorator.js';
+import { HealthModel } from '../openapi/health.model.js';
 
-const { version } = JSON.parse(
-  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
-) as { version: string };
+/** The gateway's package version, as GET / and /openapi.json report it. */
+export const API_VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 /** What GET / answers. */
 export interface Health {
@@ -19,6 +25,7 @@ export interface Health {
 }
 
 /** `GET /`: healthy when every service answers its ping in time, degraded (still 200) otherwise. */
+@ApiTags('health')
 @Controller()
 export class HealthController {
   constructor(
@@ -28,6 +35,9 @@ export class HealthController {
 
   @Public()
   @Get()
+  @ApiOperation({ summary: 'Name, version and health of the service' })
+  @ApiEnvelope(HealthModel, { status: 200, description: 'Up; `degraded` when a service is not.' })
+  @ApiErrors('RATE_LIMIT_EXCEEDED')
   async health(@Ctx() ctx: RequestContext): Promise<Health> {
     const answers = await Promise.allSettled(
       this.clients
@@ -35,6 +45,6 @@ export class HealthController {
         .map(([, client]) => client.send(HEALTH_PING, ctx, {}, this.config.HEALTH_TIMEOUT_MS)),
     );
     const healthy = answers.every((answer) => answer.status === 'fulfilled');
-    return { name: 'pgcloud', version, status: healthy ? 'healthy' : 'degraded' };
+    return { name: 'pgcloud', version: API_VERSION, status: healthy ? 'healthy' : 'degraded' };
   }
 }

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type {
   Deleted,
   DeleteProjectRequest,
@@ -11,23 +12,57 @@ import type {
 import { CreateProjectDto, DeleteProjectQueryDto, PROJECT_PATTERNS } from '@pgcloud/contracts';
 import { ServiceClients } from '../clients/service-clients.js';
 import { Ctx } from '../http/request-context.js';
+import { ApiEnvelope, ApiErrors } from '../openapi/api-envelope.decorator.js';
+import {
+  DeletedModel,
+  ProjectDetailModel,
+  ProjectListModel,
+  ProjectModel,
+  RegionListModel,
+} from '../openapi/projects.models.js';
+
+const ApiProjectId = (): MethodDecorator =>
+  ApiParam({
+    name: 'id',
+    description: 'A project id (`proj_` and 20 characters of [0-9a-z]).',
+    example: 'proj_k3v9x0q2m8t4b7w1c5zd',
+  });
 
 /** Projects of the signed-in account. */
+@ApiTags('projects')
+@ApiBearerAuth()
 @Controller('projects')
 export class ProjectsController {
   constructor(private readonly clients: ServiceClients) {}
 
   @Get()
+  @ApiOperation({ summary: 'List the projects of the account' })
+  @ApiEnvelope(ProjectListModel, { status: 200, description: 'Every project of the account.' })
+  @ApiErrors('AUTH_REQUIRED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   list(@Ctx() ctx: RequestContext): Promise<{ projects: Project[] }> {
     return this.clients.projects.send(PROJECT_PATTERNS.list, ctx, {});
   }
 
   @Post()
+  @ApiOperation({ summary: 'Create a project' })
+  @ApiEnvelope(ProjectModel, { status: 201, description: 'The new project.' })
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'AUTH_REQUIRED',
+    'PROJECT_NAME_TAKEN',
+    'PAYLOAD_TOO_LARGE',
+    'RATE_LIMIT_EXCEEDED',
+    'SERVICE_UNAVAILABLE',
+  )
   create(@Ctx() ctx: RequestContext, @Body() body: CreateProjectDto): Promise<Project> {
     return this.clients.projects.send(PROJECT_PATTERNS.create, ctx, body);
   }
 
   @Get(':id')
+  @ApiProjectId()
+  @ApiOperation({ summary: 'Show a project' })
+  @ApiEnvelope(ProjectDetailModel, { status: 200, description: 'The project.' })
+  @ApiErrors('AUTH_REQUIRED', 'PROJECT_NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   get(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<ProjectDetail> {
     return this.clients.projects.send<ProjectDetail, ProjectIdRequest>(PROJECT_PATTERNS.get, ctx, {
       id,
@@ -35,6 +70,22 @@ export class ProjectsController {
   }
 
   @Delete(':id')
+  @ApiProjectId()
+  @ApiOperation({
+    summary: 'Delete a project',
+    description:
+      'Refused while the project has databases, unless `force=true`: then its databases ' +
+      'go with it, and their servers and backups are removed in the background.',
+  })
+  @ApiEnvelope(DeletedModel, { status: 200, description: 'The project is gone.' })
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'AUTH_REQUIRED',
+    'PROJECT_NOT_FOUND',
+    'PROJECT_NOT_EMPTY',
+    'RATE_LIMIT_EXCEEDED',
+    'SERVICE_UNAVAILABLE',
+  )
   delete(
     @Ctx() ctx: RequestContext,
     @Param('id') id: string,
@@ -48,11 +99,16 @@ export class ProjectsController {
 }
 
 /** The deployment's regions. */
+@ApiTags('regions')
+@ApiBearerAuth()
 @Controller('regions')
 export class RegionsController {
   constructor(private readonly clients: ServiceClients) {}
 
   @Get()
+  @ApiOperation({ summary: 'List the regions of the deployment' })
+  @ApiEnvelope(RegionListModel, { status: 200, description: 'The regions, default first.' })
+  @ApiErrors('AUTH_REQUIRED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   list(@Ctx() ctx: RequestContext): Promise<{ regions: Region[] }> {
     return this.clients.projects.send(PROJECT_PATTERNS.regions, ctx, {});
   }

@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 
@@ -6,6 +7,13 @@ export const PROJECT_NAME_PATTERN = /^[a-z][a-z0-9-]*$/;
 
 /** Body of POST /projects. */
 export class CreateProjectDto {
+  @ApiProperty({
+    description: 'Unique among the projects of the account.',
+    example: 'shop-backend',
+    minLength: 3,
+    maxLength: 50,
+    pattern: PROJECT_NAME_PATTERN.source,
+  })
   @IsString()
   @Length(3, 50, { message: 'name must be 3 to 50 characters long' })
   @Matches(PROJECT_NAME_PATTERN, {
@@ -14,6 +22,11 @@ export class CreateProjectDto {
   })
   name: string;
 
+  @ApiPropertyOptional({
+    description: 'A region id of GET /regions; when absent, the first region of the deployment.',
+    example: 'local',
+    maxLength: 63,
+  })
   @IsOptional()
   @IsString()
   @MaxLength(63)
@@ -22,6 +35,11 @@ export class CreateProjectDto {
 
 /** Query of DELETE /projects/{id}. */
 export class DeleteProjectQueryDto {
+  @ApiPropertyOptional({
+    description: 'Delete the project with its databases (else PROJECT_NOT_EMPTY).',
+    type: Boolean,
+    default: false,
+  })
   @IsOptional()
   @Transform(({ value }: { value: unknown }) =>
     value === 'true' ? true : value === 'false' ? false : value,

@@ -1,0 +1,65 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import type { ErrorBody, ErrorCode, ErrorDetail } from '@pgcloud/contracts';
+
+/** When each code is answered (decisions.md section 1); a code without one does not compile. */
+export const ERROR_MEANINGS: Record<ErrorCode, string> = {
+  VALIDATION_ERROR: 'body or query parameter malformed; `details` names each field',
+  DEVICE_CODE_INVALID: 'unknown or already exchanged device_code',
+  DEVICE_CODE_EXPIRED: 'device_code older than expires_in',
+  AUTH_REQUIRED: 'Authorization missing, malformed, unknown, expired or revoked token',
+  ACCESS_DENIED: 'the person denied the device request',
+  QUOTA_EXCEEDED: 'tier limit reached',
+  FORBIDDEN_HOST: 'local daemon: the Host header is not a loopback name',
+  PROJECT_NOT_FOUND: 'no such project, or owned by another account',
+  DATABASE_NOT_FOUND: 'no such database, or owned by another account',
+  BACKUP_NOT_FOUND: 'no such backup, or owned by another account',
+  RESTORE_NOT_FOUND: 'no such restore, or owned by another account',
+  TEMPLATE_NOT_FOUND: 'local daemon: no such template database',
+  NOT_FOUND: 'no such route or method',
+  PROJECT_NAME_TAKEN: 'the account already has a project of that name',
+  DATABASE_NAME_TAKEN: 'the project already has a database of that name',
+  PROJECT_NOT_EMPTY: 'the project still has databases and `force=true` was not given',
+  DATABASE_NOT_READY: 'the operation needs the database `running`',
+  BACKUP_NOT_READY: 'the backup is not `completed`',
+  OPERATION_IN_PROGRESS: 'a restore is already under way on that database',
+  PITR_NOT_ENABLED: 'the route needs PITR enabled',
+  TEMPLATE_IN_USE: 'local daemon: the template database has open connections',
+  PAYLOAD_TOO_LARGE: 'body over 64 KiB',
+  TARGET_TIME_INVALID: 'target_time outside the recovery window',
+  RATE_LIMIT_EXCEEDED: 'the caller spent its request bucket; retry after `Retry-After` seconds',
+  INTERNAL_ERROR: 'anything unexpected (logged with the request id, never shown)',
+  SERVICE_UNAVAILABLE: 'a backend service or dependency did not answer in time',
+};
+
+/** One field-level problem of a VALIDATION_ERROR. */
+@ApiSchema({ name: 'ErrorDetail' })
+export class ErrorDetailModel implements ErrorDetail {
+  @ApiProperty({ example: 'name' })
+  field: string;
+
+  @ApiProperty({ example: 'name must be 3 to 50 characters long' })
+  message: string;
+}
+
+/** The `error` of the error envelope. */
+@ApiSchema({ name: 'Error' })
+export class ErrorBodyModel implements ErrorBody {
+  @ApiProperty({ enum: Object.keys(ERROR_MEANINGS), example: 'VALIDATION_ERROR' })
+  code: ErrorCode;
+
+  @ApiProperty({ example: 'The request is not valid.' })
+  message: string;
+
+  @ApiPropertyOptional({ type: [ErrorDetailModel], description: 'VALIDATION_ERROR only.' })
+  details?: ErrorDetailModel[];
+}
+
+/** What every failed JSON request answers, with the HTTP status of its code. */
+@ApiSchema({ name: 'ErrorEnvelope' })
+export class ErrorEnvelope {
+  @ApiProperty({ type: Boolean, enum: [false] })
+  success: false;
+
+  @ApiProperty({ type: ErrorBodyModel })
+  error: ErrorBodyModel;
+}
