@@ -6,3 +6,4 @@ export * from './sign-in.js';
 export * from './stack.js';
 export * from './up.js';
 export * from './isolation.js';
+export * from './private-rabbitmq.js';

@@ -47,7 +47,8 @@ export interface StackOptions {
 /** A running stack of pgcloud processes, started the same way for `npm run up` and for tests. */
 export class Stack {
   private static readonly logDirs: string[] = [];
-  private readonly children = new Map<AppName, ChildProcess>();
+  /** Running processes by instance name: the app's name, or `api-gateway-2` and so on. */
+  private readonly children = new Map<string, ChildProcess>();
   readonly logDir: string;
   readonly baseUrl: string;
 
@@ -90,7 +91,22 @@ export class Stack {
 
   /** Starts one app and waits until it answers. */
   async startApp(app: AppName): Promise<void> {
-    if (this.children.has(app)) return;
+    await this.spawnApp(app, app, {});
+  }
+
+  /**
+   * Starts one more api-gateway on a port of its own, as a second replica behind a load
+   * balancer would run, and answers its base URL. Stop it with stopApp(name).
+   */
+  async startExtraGateway(): Promise<{ name: string; baseUrl: string }> {
+    const port = await freePort();
+    const name = `api-gateway-${port}`;
+    await this.spawnApp('api-gateway', name, { GATEWAY_PORT: String(port) });
+    return { name, baseUrl: `http://127.0.0.1:${port}` };
+  }
+
+  private async spawnApp(app: AppName, name: string, env: Record<string, string>): Promise<void> {
+    if (this.children.has(name)) return;
     const child = spawn(
       process.execPath,
       ['--enable-source-maps', join(WORKSPACE_ROOT, 'apps', app, 'dist', 'main.js')],
@@ -98,20 +114,22 @@ export class Stack {
         env: {
           ...process.env,
           ...this.env,
+          ...env,
           ...(this.options.output === 'files' ? { NO_COLOR: '1' } : {}),
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
-    this.children.set(app, child);
-    this.pipeOutput(app, child);
-    await this.waitReady(app, child);
+    this.children.set(name, child);
+    this.pipeOutput(name, child);
+    const gatewayUrl = `http://127.0.0.1:${env['GATEWAY_PORT'] ?? this.env['GATEWAY_PORT']}`;
+    await this.waitReady(app, name, child, gatewayUrl);
   }
 
   /** Stops one app (SIGTERM, then SIGKILL after 10 s), or kills it at once. */
-  async stopApp(app: AppName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-    const child = this.children.get(app);
-    this.children.delete(app);
+  async stopApp(name: string, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const child = this.children.get(name);
+    this.children.delete(name);
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill(signal);
@@ -143,7 +161,7 @@ export class Stack {
     return readFileSync(join(this.logDir, `${app}.log`), 'utf8');
   }
 
-  private pipeOutput(app: AppName, child: ChildProcess): void {
+  private pipeOutput(app: string, child: ChildProcess): void {
     if (this.options.output === 'files') {
       mkdirSync(this.logDir, { recursive: true });
       const file = createWriteStream(join(this.logDir, `${app}.log`), { flags: 'a' });
@@ -162,10 +180,15 @@ export class Stack {
     }
   }
 
-  private async waitReady(app: AppName, child: ChildProcess): Promise<void> {
+  private async waitReady(
+    app: AppName,
+    name: string,
+    child: ChildProcess,
+    gatewayUrl: string,
+  ): Promise<void> {
     const exited = new Promise<never>((_, reject) =>
       child.once('exit', (code, signal) =>
-        reject(new Error(`${app} exited (${signal ?? code}) while starting; see its log`)),
+        reject(new Error(`${name} exited (${signal ?? code}) while starting; see its log`)),
       ),
     );
     exited.catch(() => undefined);
@@ -174,11 +197,11 @@ export class Stack {
     const probe = service ? this.servicePinger(service) : null;
     try {
       while (Date.now() < deadline) {
-        const ready = probe ? await probe.ping() : await this.gatewayAnswers();
+        const ready = probe ? await probe.ping() : await gatewayAnswers(gatewayUrl);
         if (ready) return;
         await Promise.race([exited, sleep(200)]);
       }
-      throw new Error(`${app} did not become ready within ${READY_TIMEOUT_MS / 1000} s`);
+      throw new Error(`${name} did not become ready within ${READY_TIMEOUT_MS / 1000} s`);
     } finally {
       await probe?.close();
     }
@@ -201,15 +224,6 @@ export class Stack {
         await proxy.close();
       },
     };
-  }
-
-  private async gatewayAnswers(): Promise<boolean> {
-    try {
-      const response = await fetch(`${this.baseUrl}/`, { signal: AbortSignal.timeout(2000) });
-      return response.status === 200;
-    } catch {
-      return false;
-    }
   }
 }
 
@@ -290,4 +304,13 @@ export async function dropIsolatedResources(env: Record<string, string>): Promis
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function gatewayAnswers(baseUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${baseUrl}/`, { signal: AbortSignal.timeout(2000) });
+    return response.status === 200;
+  } catch {
+    return false;
+  }
 }

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ApiClient, Stack, signIn } from '@pgcloud/testing';
+import { expectData, expectError } from '../support/assertions.js';
+import { uniqueLogin } from '../support/shared-stack.js';
+
+/** Two gateways of one stack sharing Redis, as replicas behind a load balancer. */
+describe('two gateways', () => {
+  let stack: Stack;
+  let first: ApiClient;
+  let second: ApiClient;
+
+  before(async () => {
+    stack = await Stack.start({
+      env: {
+        REDIS_URL: 'redis://127.0.0.1:6379',
+        DEVICE_POLL_INTERVAL_SECONDS: '1',
+        RATE_LIMIT_IP_BURST: '100',
+        RATE_LIMIT_IP_PER_MINUTE: '6000',
+      },
+    });
+    first = new ApiClient(stack.baseUrl);
+    second = new ApiClient((await stack.startExtraGateway()).baseUrl);
+  });
+
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it("share a Free user's bucket: at most burst + rate x elapsed over both", async () => {
+    const { token } = await signIn(first, uniqueLogin('spread'));
+    const startedAt = Date.now();
+    let admitted = 0;
+    let requests = 0;
+    while (Date.now() - startedAt < 3000) {
+      const gateway = (requests % 2 === 0 ? first : second).withToken(token);
+      const response = await gateway.get('/auth/me');
+      requests += 1;
+      if (response.status === 200) admitted += 1;
+      else expectError(response, 429, 'RATE_LIMIT_EXCEEDED');
+    }
+    const elapsedSeconds = (Date.now() - startedAt) / 1000;
+    assert.ok(requests > 40, `enough requests (${requests})`);
+    assert.ok(admitted >= 10, `the burst passes (${admitted})`);
+    assert.ok(
+      admitted <= 10 + Math.ceil(elapsedSeconds) + 1,
+      `${admitted} admitted in ${elapsedSeconds} s over two gateways`,
+    );
+  });
+
+  it('refuse a revoked token: the one that logged out at once, the other within 10 s', async () => {
+    const { token } = await signIn(first, uniqueLogin('revoke'));
+    expectData(await second.withToken(token).get('/auth/me'), 200); // now cached by the second
+    expectData(await first.withToken(token).post('/auth/logout'), 200);
+    expectError(await first.withToken(token).get('/auth/me'), 401, 'AUTH_REQUIRED');
+    const loggedOutAt = Date.now();
+    let refused = false;
+    while (!refused && Date.now() - loggedOutAt < 10_000) {
+      const response = await second.withToken(token).get('/auth/me');
+      refused = response.status === 401;
+      if (!refused) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    assert.ok(refused, 'the second gateway refuses the revoked token within 10 s');
+  });
+});
