@@ -7,3 +7,4 @@ export * from './stack.js';
 export * from './up.js';
 export * from './isolation.js';
 export * from './private-rabbitmq.js';
+export * from './secret-scan.js';
