@@ -16,6 +16,7 @@ import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
 import { HttpErrorFilter } from './http/http-error.filter.js';
 import { ProjectsController, RegionsController } from './projects/projects.controller.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
+import { RateLimiter } from './rate-limit/rate-limiter.js';
 import { InMemoryRateLimitStore, RateLimitStore } from './rate-limit/rate-limit.store.js';
 import { RedisRateLimitStore } from './rate-limit/redis-rate-limit.store.js';
 
@@ -54,6 +55,7 @@ export class AppModule implements NestModule {
                 )
               : memory,
         },
+        RateLimiter,
         ServiceClients,
         TokenCache,
         BearerStrategy,

@@ -7,6 +7,8 @@ import { AppModule } from './app.module.js';
 import { loadConfig } from './config.js';
 import { requestIdMiddleware } from './http/request-id.middleware.js';
 import { buildOpenApiDocument, serveOpenApi } from './openapi/openapi.js';
+import { ipRateLimitMiddleware } from './rate-limit/rate-limit.middleware.js';
+import { RateLimiter } from './rate-limit/rate-limiter.js';
 
 const config = loadConfig();
 const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
@@ -15,6 +17,7 @@ const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(c
 });
 app.use(requestIdMiddleware);
 app.disable('x-powered-by');
+app.use(['/openapi.json', '/docs'], ipRateLimitMiddleware(app.get(RateLimiter)));
 serveOpenApi(app, buildOpenApiDocument(app));
 app.enableShutdownHooks();
 await app.listen(config.GATEWAY_PORT, config.GATEWAY_HOST);

@@ -87,6 +87,8 @@ describe('the OpenAPI document and /docs', () => {
     const response = await api.get<OpenApiDocument>('/openapi.json');
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /application\/json/);
+    // A public route like any other: counted against the client IP's bucket.
+    assert.equal(response.headers.get('x-ratelimit-limit'), '600');
     doc = response.body;
   });
 

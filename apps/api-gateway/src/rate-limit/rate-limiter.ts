@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import type { AuthenticatedUser } from '@pgcloud/contracts';
+import { DomainError } from '@pgcloud/contracts';
+import type { Request, Response } from 'express';
+import { GatewayConfig } from '../config.js';
+import { clientIp } from '../http/request-context.js';
+import { RateLimitStore } from './rate-limit.store.js';
+import type { BucketLimit } from './token-bucket.js';
+
+/**
+ * Spends one token of the caller's bucket (decisions.md section 3): the user's, sized by
+ * tier, or the client IP's for anyone without a valid token; sets the X-RateLimit headers
+ * and refuses an empty bucket with RATE_LIMIT_EXCEEDED and Retry-After.
+ */
+@Injectable()
+export class RateLimiter {
+  constructor(
+    private readonly store: RateLimitStore,
+    private readonly config: GatewayConfig,
+  ) {}
+
+  async spend(req: Request, res: Response, user: AuthenticatedUser | undefined): Promise<void> {
+    const [key, limit] = user
+      ? [`user:${user.id}`, this.tierLimit(user.tier)]
+      : [`ip:${clientIp(req, this.config.TRUST_PROXY)}`, this.ipLimit()];
+    const decision = await this.store.take(key, limit);
+    res.setHeader('X-RateLimit-Limit', decision.limit);
+    res.setHeader('X-RateLimit-Remaining', decision.remaining);
+    res.setHeader('X-RateLimit-Reset', decision.resetSeconds);
+    if (!decision.allowed) {
+      res.setHeader('Retry-After', decision.retryAfterSeconds);
+      throw new DomainError(
+        'RATE_LIMIT_EXCEEDED',
+        `Too many requests; retry in ${decision.retryAfterSeconds} s.`,
+      );
+    }
+  }
+
+  private ipLimit(): BucketLimit {
+    return {
+      perMinute: this.config.RATE_LIMIT_IP_PER_MINUTE,
+      burst: this.config.RATE_LIMIT_IP_BURST,
+    };
+  }
+
+  private tierLimit(tier: 'free' | 'pro'): BucketLimit {
+    return tier === 'pro'
+      ? {
+          perMinute: this.config.RATE_LIMIT_PRO_PER_MINUTE,
+          burst: this.config.RATE_LIMIT_PRO_BURST,
+        }
+      : {
+          perMinute: this.config.RATE_LIMIT_FREE_PER_MINUTE,
+          burst: this.config.RATE_LIMIT_FREE_BURST,
+        };
+  }
+}
