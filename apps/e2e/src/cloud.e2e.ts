@@ -10,6 +10,9 @@ import './suites/rate-limits.suite.js';
 import './suites/partial-stack.suite.js';
 import './suites/github-provider.suite.js';
 import './suites/openapi.suite.js';
+import './suites/multi-gateway.suite.js';
+import './suites/outages.suite.js';
+import './suites/browser-device-flow.suite.js';
 import './suites/secrets-in-logs.suite.js';
 
 after(stopSharedStack);

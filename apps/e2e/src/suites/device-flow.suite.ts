@@ -1,30 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { DeviceAuthorization, User, UserProfile } from '@pgcloud/contracts';
-import type { ApiClient } from '@pgcloud/testing';
+import type { UserProfile } from '@pgcloud/contracts';
 import { signIn, submitDeviceForm } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
 import { newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js';
-
-type TokenAnswer = {
-  status?: string;
-  interval?: number;
-  access_token?: string;
-  token_type?: string;
-  user?: User;
-};
-
-async function startDevice(api: ApiClient): Promise<DeviceAuthorization> {
-  return expectData<DeviceAuthorization>(await api.post('/auth/device'), 200);
-}
-
-function poll(api: ApiClient, deviceCode: string) {
-  return api.post<unknown>('/auth/device/token', { device_code: deviceCode });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+import type { TokenAnswer } from '../support/device-flow.js';
+import { poll, sleep, startDevice } from '../support/device-flow.js';
 
 describe('device flow sign-in (local identity provider)', () => {
   it('issues codes of the documented shape', async () => {

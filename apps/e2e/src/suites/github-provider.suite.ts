@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { DeviceAuthorization, User, UserProfile } from '@pgcloud/contracts';
+import type { User, UserProfile } from '@pgcloud/contracts';
 import { ApiClient, Stack, submitDeviceForm } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
+import { poll, startDevice } from '../support/device-flow.js';
 import type { FakeDeviceState, FakeGithubUser } from '../support/fake-github.js';
 import { FakeGithub } from '../support/fake-github.js';
 
@@ -43,18 +44,10 @@ describe('the github identity provider (against a fake GitHub)', () => {
     await github?.stop();
   });
 
-  async function startDevice(): Promise<DeviceAuthorization> {
-    return expectData<DeviceAuthorization>(await api.post('/auth/device'), 200);
-  }
-
-  function poll(deviceCode: string) {
-    return api.post<unknown>('/auth/device/token', { device_code: deviceCode });
-  }
-
   async function pollAs(state: FakeDeviceState) {
-    const device = await startDevice();
+    const device = await startDevice(api);
     github.script(device.device_code, state);
-    return poll(device.device_code);
+    return poll(api, device.device_code);
   }
 
   async function signInAs(user: FakeGithubUser): Promise<TokenAnswer> {
@@ -62,7 +55,7 @@ describe('the github identity provider (against a fake GitHub)', () => {
   }
 
   it("answers GitHub's device code, user code, URI, expiry and interval unchanged", async () => {
-    const device = await startDevice();
+    const device = await startDevice(api);
     assert.deepEqual(device, github.issuedCode(device.device_code));
     assert.equal(device.verification_uri, `${github.url}/login/device`);
     assert.equal(device.expires_in, 899);
@@ -70,10 +63,10 @@ describe('the github identity provider (against a fake GitHub)', () => {
   });
 
   it("answers pending, then slow_down with GitHub's interval", async () => {
-    const device = await startDevice();
-    assert.deepEqual(expectData(await poll(device.device_code), 200), { status: 'pending' });
+    const device = await startDevice(api);
+    assert.deepEqual(expectData(await poll(api, device.device_code), 200), { status: 'pending' });
     github.script(device.device_code, { kind: 'slow_down', interval: 11 });
-    assert.deepEqual(expectData(await poll(device.device_code), 200), {
+    assert.deepEqual(expectData(await poll(api, device.device_code), 200), {
       status: 'slow_down',
       interval: 11,
     });
@@ -82,7 +75,7 @@ describe('the github identity provider (against a fake GitHub)', () => {
   it('answers 403 ACCESS_DENIED when denied on GitHub and 400 DEVICE_CODE_EXPIRED', async () => {
     expectError(await pollAs({ kind: 'denied' }), 403, 'ACCESS_DENIED');
     expectError(await pollAs({ kind: 'expired' }), 400, 'DEVICE_CODE_EXPIRED');
-    expectError(await poll('not-a-code-github-issued'), 400, 'DEVICE_CODE_INVALID');
+    expectError(await poll(api, 'not-a-code-github-issued'), 400, 'DEVICE_CODE_INVALID');
   });
 
   it('answers 503 SERVICE_UNAVAILABLE while GitHub fails', async () => {
@@ -90,10 +83,10 @@ describe('the github identity provider (against a fake GitHub)', () => {
   });
 
   it('signs an approved GitHub user in with our own token, once per device code', async () => {
-    const device = await startDevice();
+    const device = await startDevice(api);
     const octocat = { id: 583231, login: 'octocat', email: 'octocat@example.com' };
     github.script(device.device_code, { kind: 'approved', user: octocat });
-    const answer = expectData<TokenAnswer>(await poll(device.device_code), 200);
+    const answer = expectData<TokenAnswer>(await poll(api, device.device_code), 200);
     assert.match(answer.access_token, /^pgc_[0-9A-Za-z]{40}$/);
     assert.equal(answer.token_type, 'Bearer');
     const { id, ...identity } = answer.user;
@@ -109,7 +102,7 @@ describe('the github identity provider (against a fake GitHub)', () => {
     const { created_at, ...profile } = me;
     assert.deepEqual(profile, answer.user);
     assert.ok(!Number.isNaN(Date.parse(created_at)));
-    expectError(await poll(device.device_code), 400, 'DEVICE_CODE_INVALID');
+    expectError(await poll(api, device.device_code), 400, 'DEVICE_CODE_INVALID');
   });
 
   it('takes the primary verified email from /user/emails when the profile has none', async () => {
@@ -141,7 +134,7 @@ describe('the github identity provider (against a fake GitHub)', () => {
   });
 
   it('sends people who use the local /device page to GitHub', async () => {
-    const device = await startDevice();
+    const device = await startDevice(api);
     const page = await submitDeviceForm(api, {
       user_code: device.user_code,
       login: 'octocat',

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiClient, Stack, signIn } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
+import { sleep } from '../support/device-flow.js';
 import { uniqueLogin } from '../support/shared-stack.js';
 
 /** Two gateways of one stack sharing Redis, as replicas behind a load balancer. */
@@ -58,7 +59,7 @@ describe('two gateways', () => {
     while (!refused && Date.now() - loggedOutAt < 10_000) {
       const response = await second.withToken(token).get('/auth/me');
       refused = response.status === 401;
-      if (!refused) await new Promise((resolve) => setTimeout(resolve, 250));
+      if (!refused) await sleep(250);
     }
     assert.ok(refused, 'the second gateway refuses the revoked token within 10 s');
   });

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ApiResponse, SignedIn } from '@pgcloud/testing';
 import { ApiClient, PrivateRabbitMq, Stack, signIn } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
+import { sleep } from '../support/device-flow.js';
 
 const RPC_TIMEOUT_MS = 2000;
 /** A request may take the RPC timeout and a little more, never longer. */
@@ -78,7 +79,7 @@ describe('outages of a service and of the broker', () => {
       const [response, elapsed] = await timed(user.api.get('/projects'));
       assert.ok(elapsed < ANSWER_BOUND_MS, `answered after ${elapsed} ms`);
       if (response.status === 200) recovered = response;
-      else await new Promise((resolve) => setTimeout(resolve, 250));
+      else await sleep(250);
     }
     assert.ok(recovered, 'requests succeed again within 10 s of the broker coming back');
     assert.ok(Date.now() - backAt < 10_000);

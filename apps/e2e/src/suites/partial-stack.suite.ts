@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { DeviceAuthorization } from '@pgcloud/contracts';
 import { ApiClient, Stack, signIn, submitDeviceForm } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
+import { sleep, startDevice } from '../support/device-flow.js';
 
 /** A stack without project-service, whose device codes live 10 s. */
 describe('a stack with a short device TTL and no project-service', () => {
@@ -26,11 +26,11 @@ describe('a stack with a short device TTL and no project-service', () => {
   });
 
   it('expires device codes: DEVICE_CODE_EXPIRED to the poll, a clear error on the page', async () => {
-    const device = expectData<DeviceAuthorization>(await api.post('/auth/device'), 200);
+    const device = await startDevice(api);
     assert.equal(device.expires_in, 10);
     const pending = await api.post('/auth/device/token', { device_code: device.device_code });
     assert.deepEqual(expectData(pending, 200), { status: 'pending' });
-    await new Promise((resolve) => setTimeout(resolve, 10_500));
+    await sleep(10_500);
     const expired = await api.post('/auth/device/token', { device_code: device.device_code });
     expectError(expired, 400, 'DEVICE_CODE_EXPIRED');
     const page = await submitDeviceForm(api, {

@@ -3,11 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { ApiResponse, SignedIn } from '@pgcloud/testing';
 import { ApiClient, Stack, signIn } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
+import { sleep } from '../support/device-flow.js';
 import { uniqueLogin } from '../support/shared-stack.js';
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 function header(response: ApiResponse<unknown>, name: string): number {
   const value = response.headers.get(name);
