@@ -10,6 +10,8 @@ import { BearerStrategy } from './auth/bearer.strategy.js';
 import { TokenCache } from './auth/token-cache.js';
 import { ServiceClients } from './clients/service-clients.js';
 import { GatewayConfig } from './config.js';
+import { CaCertificateController } from './databases/ca-certificate.controller.js';
+import { DatabasesController } from './databases/databases.controller.js';
 import { DevicePageController } from './device/device-page.controller.js';
 import { HealthController } from './health/health.controller.js';
 import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
@@ -24,6 +26,8 @@ import { RedisRateLimitStore } from './rate-limit/redis-rate-limit.store.js';
 export const BODY_LIMIT = '64kb';
 
 const CONTROLLERS = [
+  DatabasesController,
+  CaCertificateController,
   HealthController,
   AuthController,
   DevicePageController,

@@ -1,7 +1,15 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventPublisher, HealthController, SERVICE_NAME } from '@pgcloud/messaging';
+import { ClientProxyFactory } from '@nestjs/microservices';
+import {
+  EventPublisher,
+  HealthController,
+  SERVICE_NAME,
+  ServiceClient,
+  rmqClientOptions,
+} from '@pgcloud/messaging';
+import { DatabasesClient } from './databases-client/databases.client.js';
 import { ensureMetadataSchema } from '@pgcloud/postgres';
 import { ProjectServiceConfig } from './config.js';
 import { CreateProjects1763770000000 } from './migrations/1763770000000-create-projects.js';
@@ -40,6 +48,17 @@ export class AppModule {
         { provide: ProjectServiceConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'project-service' },
         { provide: EventPublisher, useFactory: () => new EventPublisher(config) },
+        {
+          provide: DatabasesClient,
+          useFactory: () =>
+            new DatabasesClient(
+              new ServiceClient(
+                'database-provisioner',
+                ClientProxyFactory.create(rmqClientOptions(config, 'databases')),
+                config.RPC_TIMEOUT_MS,
+              ),
+            ),
+        },
         RegionsService,
         ProjectsService,
       ],

@@ -26,6 +26,7 @@ export interface HealthPong {
 export const SERVICE_QUEUES = {
   auth: 'auth-service',
   projects: 'project-service',
+  databases: 'database-provisioner',
 } as const;
 
 /** A service the gateway talks to. */

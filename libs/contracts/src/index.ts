@@ -9,3 +9,6 @@ export * from './auth/auth.types.js';
 export * from './projects/projects.patterns.js';
 export * from './projects/projects.dto.js';
 export * from './projects/projects.types.js';
+export * from './databases/databases.patterns.js';
+export * from './databases/databases.dto.js';
+export * from './databases/databases.types.js';

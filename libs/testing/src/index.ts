@@ -8,3 +8,4 @@ export * from './up.js';
 export * from './isolation.js';
 export * from './private-rabbitmq.js';
 export * from './secret-scan.js';
+export * from './local-servers.js';

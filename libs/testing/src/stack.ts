@@ -1,8 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { randomBytes, randomInt } from 'node:crypto';
+import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { ClientProxyFactory } from '@nestjs/microservices';
@@ -14,18 +15,25 @@ import pg from 'pg';
 import { freePort } from './free-port.js';
 import type { LauncherEnv } from './launcher-env.js';
 import { loadLauncherEnv } from './launcher-env.js';
+import { stopLocalServers } from './local-servers.js';
 import { missingPrerequisites } from './prerequisites.js';
 
 /** The repository's root, where `apps/` lives. */
 export const WORKSPACE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** The processes of the cloud stack, in start order. */
-export const STACK_APPS = ['auth-service', 'project-service', 'api-gateway'] as const;
+export const STACK_APPS = [
+  'auth-service',
+  'project-service',
+  'database-provisioner',
+  'api-gateway',
+] as const;
 export type AppName = (typeof STACK_APPS)[number];
 
 const SERVICE_OF: Partial<Record<AppName, ServiceName>> = {
   'auth-service': 'auth',
   'project-service': 'projects',
+  'database-provisioner': 'databases',
 };
 const READY_TIMEOUT_MS = 60_000;
 
@@ -141,7 +149,12 @@ export class Stack {
   /** Stops every app and, for an isolated stack, drops its database and queues. */
   async stop(): Promise<void> {
     for (const app of [...this.children.keys()].reverse()) await this.stopApp(app);
-    if (this.options.isolated) await dropIsolatedResources(this.env);
+    const dataDir = this.env['DATA_DIR'] ?? '.data';
+    await stopLocalServers(resolve(WORKSPACE_ROOT, dataDir), this.env['PG_OS_USER']);
+    if (this.options.isolated) {
+      await dropIsolatedResources(this.env);
+      rmSync(resolve(WORKSPACE_ROOT, dataDir), { recursive: true, force: true });
+    }
   }
 
   /** Runs an operator command of an app (such as auth-service's admin) with the stack's settings. */
@@ -245,10 +258,15 @@ export function isolatedEnv(
 ): Record<string, string> {
   const database = new URL(launcher.DATABASE_URL);
   database.pathname = `/pgcloud_test_${id.replace(/-/g, '_')}`;
+  // Database servers of their own, in a short path PostgreSQL's user can reach wherever
+  // the checkout is (socket paths are limited to 107 bytes), on ports of their own.
+  const portBase = 21000 + 100 * randomInt(0, 80);
   return {
     DATABASE_URL: database.toString(),
     RMQ_QUEUE_PREFIX: `pgcloud-test-${id}`,
     RABBITMQ_URL: launcher.RABBITMQ_URL,
+    DATA_DIR: join(tmpdir(), `pgcloud-${id}`),
+    DATABASE_PORT_RANGE: `${portBase}-${portBase + 99}`,
   };
 }
 

@@ -13,10 +13,12 @@ export class ServiceClients implements OnApplicationShutdown {
   private readonly proxies: ClientProxy[] = [];
   readonly auth: ServiceClient;
   readonly projects: ServiceClient;
+  readonly databases: ServiceClient;
 
   constructor(config: GatewayConfig) {
     this.auth = this.create(config, 'auth');
     this.projects = this.create(config, 'projects');
+    this.databases = this.create(config, 'databases');
   }
 
   /** Every service, by name, for the health check. */
@@ -24,6 +26,7 @@ export class ServiceClients implements OnApplicationShutdown {
     return [
       ['auth', this.auth],
       ['projects', this.projects],
+      ['databases', this.databases],
     ];
   }
 

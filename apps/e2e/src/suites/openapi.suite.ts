@@ -26,6 +26,12 @@ export const CLOUD_ROUTES: readonly CloudRoute[] = [
   ['get', '/projects/{id}', 'bearer', 200],
   ['delete', '/projects/{id}', 'bearer', 200],
   ['get', '/regions', 'bearer', 200],
+  ['get', '/projects/{project_id}/databases', 'bearer', 200],
+  ['post', '/projects/{project_id}/databases', 'bearer', 201],
+  ['get', '/projects/{project_id}/databases/{name}', 'bearer', 200],
+  ['get', '/projects/{project_id}/databases/{name}/url', 'bearer', 200],
+  ['delete', '/projects/{project_id}/databases/{name}', 'bearer', 200],
+  ['get', '/ca.pem', 'page', 200],
   ['get', '/device', 'page', 200],
   ['post', '/device', 'page', 200],
 ];

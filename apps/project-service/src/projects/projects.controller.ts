@@ -29,9 +29,14 @@ export class ProjectsController {
     return this.projects.get(ctx, String(body.id));
   }
 
+  @MessagePattern(PROJECT_PATTERNS.check)
+  check(@MessageCtx() ctx: RequestContext, @MessageBody() body: ProjectIdRequest) {
+    return this.projects.check(ctx, String(body.id));
+  }
+
   @MessagePattern(PROJECT_PATTERNS.delete)
   delete(@MessageCtx() ctx: RequestContext, @MessageBody() body: DeleteProjectRequest) {
-    return this.projects.delete(ctx, String(body.id));
+    return this.projects.delete(ctx, String(body.id), body.force === true);
   }
 
   @MessagePattern(PROJECT_PATTERNS.regions)

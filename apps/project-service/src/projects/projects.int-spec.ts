@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { INestMicroservice } from '@nestjs/common';
+import { Controller, Module } from '@nestjs/common';
+import { MessagePattern } from '@nestjs/microservices';
 import type {
   DomainEvent,
   ErrorCode,
@@ -8,12 +10,36 @@ import type {
   ProjectEvent,
   RequestContext,
 } from '@pgcloud/contracts';
-import { DomainError, PROJECT_PATTERNS } from '@pgcloud/contracts';
+import { DATABASE_PATTERNS, DomainError, PROJECT_PATTERNS } from '@pgcloud/contracts';
 import { eventsExchange, startService } from '@pgcloud/messaging';
 import amqp from 'amqplib';
 import { Isolation } from '@pgcloud/testing';
 import { AppModule } from '../app.module.js';
 import { loadConfig } from '../config.js';
+
+/**
+ * database-provisioner's side of the two questions project-service asks it, answered over
+ * the real broker: this suite is about project-service, and the provisioner has its own.
+ */
+@Controller()
+class ProvisionerDouble {
+  static databases = 0;
+
+  @MessagePattern(DATABASE_PATTERNS.countForProject)
+  count(): { count: number } {
+    return { count: ProvisionerDouble.databases };
+  }
+
+  @MessagePattern(DATABASE_PATTERNS.deleteForProject)
+  deleteAll(): { deleted: number } {
+    const deleted = ProvisionerDouble.databases;
+    ProvisionerDouble.databases = 0;
+    return { deleted };
+  }
+}
+
+@Module({ controllers: [ProvisionerDouble] })
+class ProvisionerDoubleModule {}
 
 const alice: RequestContext = {
   requestId: 'int-alice',
@@ -35,13 +61,16 @@ describe('project-service over RabbitMQ and PostgreSQL', () => {
   const isolation = Isolation.create();
   const config = loadConfig({ ...process.env, ...isolation.env });
   let service: INestMicroservice | undefined;
+  let provisioner: INestMicroservice | undefined;
 
   before(async () => {
+    provisioner = await startService(ProvisionerDoubleModule, 'databases', config);
     service = await startService(AppModule.forRoot(config), 'projects', config);
   });
 
   after(async () => {
     await service?.close();
+    await provisioner?.close();
     await isolation.cleanup();
   });
 
@@ -94,6 +123,28 @@ describe('project-service over RabbitMQ and PostgreSQL', () => {
     } finally {
       await connection.close();
     }
+  });
+
+  it('counts databases, refuses to delete a project that has some, and deletes them with force', async () => {
+    const client = isolation.client('projects');
+    const project = await client.send<Project>(PROJECT_PATTERNS.create, alice, {
+      name: 'with-dbs',
+    });
+    ProvisionerDouble.databases = 2;
+    const detail = await client.send<{ database_count: number }>(PROJECT_PATTERNS.get, alice, {
+      id: project.id,
+    });
+    assert.equal(detail.database_count, 2);
+    assert.equal(
+      await errorCode(client.send(PROJECT_PATTERNS.delete, alice, { id: project.id })),
+      'PROJECT_NOT_EMPTY',
+    );
+    await client.send(PROJECT_PATTERNS.delete, alice, { id: project.id, force: true });
+    assert.equal(ProvisionerDouble.databases, 0);
+    assert.equal(
+      await errorCode(client.send(PROJECT_PATTERNS.get, alice, { id: project.id })),
+      'PROJECT_NOT_FOUND',
+    );
   });
 
   it('validates messages itself, whatever the gateway did', async () => {

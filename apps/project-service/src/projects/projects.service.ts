@@ -12,6 +12,7 @@ import { DomainError, PROJECT_EVENTS, isId, newId } from '@pgcloud/contracts';
 import { EventPublisher } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { Repository } from 'typeorm';
+import { DatabasesClient } from '../databases-client/databases.client.js';
 import { RegionsService } from '../regions/regions.service.js';
 import { ProjectEntity } from './project.entity.js';
 
@@ -24,6 +25,7 @@ export class ProjectsService {
     @InjectRepository(ProjectEntity) private readonly projects: Repository<ProjectEntity>,
     private readonly regions: RegionsService,
     private readonly events: EventPublisher,
+    private readonly databases: DatabasesClient,
   ) {}
 
   async create(ctx: RequestContext, dto: CreateProjectDto): Promise<Project> {
@@ -72,12 +74,24 @@ export class ProjectsService {
 
   async get(ctx: RequestContext, id: string): Promise<ProjectDetail> {
     const project = await this.findOwned(ctx, id);
-    // Databases arrive with the database-provisioner; until then a project holds none.
-    return { ...toProject(project), database_count: 0 };
+    return { ...toProject(project), database_count: await this.databases.count(ctx, project.id) };
   }
 
-  async delete(ctx: RequestContext, id: string): Promise<Deleted> {
+  /** The caller's project without counts: how other services check ownership. */
+  async check(ctx: RequestContext, id: string): Promise<Project> {
+    return toProject(await this.findOwned(ctx, id));
+  }
+
+  async delete(ctx: RequestContext, id: string, force = false): Promise<Deleted> {
     const project = await this.findOwned(ctx, id);
+    if (force) {
+      await this.databases.deleteAll(ctx, project.id);
+    } else if ((await this.databases.count(ctx, project.id)) > 0) {
+      throw new DomainError(
+        'PROJECT_NOT_EMPTY',
+        `Project ${project.name} still has databases; delete them first or use ?force=true.`,
+      );
+    }
     await this.projects.delete({ id: project.id, ownerId: project.ownerId });
     this.logger.log(`[${ctx.requestId}] project ${project.id} deleted`);
     await this.publish(PROJECT_EVENTS.deleted, ctx, {

@@ -6,6 +6,8 @@ export const PROJECT_PATTERNS = {
   list: 'projects.list',
   /** ProjectIdRequest -> ProjectDetail. */
   get: 'projects.get',
+  /** ProjectIdRequest -> Project: ownership check for other services (no counts asked). */
+  check: 'projects.check',
   /** DeleteProjectRequest -> Deleted. */
   delete: 'projects.delete',
   /** {} -> {regions: Region[]}. */

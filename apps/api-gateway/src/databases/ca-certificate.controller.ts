@@ -1,0 +1,37 @@
+import { Controller, Get, Header } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { RequestContext } from '@pgcloud/contracts';
+import { DATABASE_PATTERNS } from '@pgcloud/contracts';
+import { ServiceClients } from '../clients/service-clients.js';
+import { Ctx } from '../http/request-context.js';
+import { Public, RawResponse } from '../http/route-flags.js';
+
+/** `GET /ca.pem`: the CA that issues every database server's certificate. */
+@ApiTags('databases')
+@Controller('ca.pem')
+export class CaCertificateController {
+  constructor(private readonly clients: ServiceClients) {}
+
+  @Public()
+  @RawResponse()
+  @Get()
+  @Header('Content-Type', 'application/x-pem-file')
+  @ApiOperation({
+    summary: "The deployment's CA certificate",
+    description: 'Clients that verify the server (sslmode=verify-full, node-postgres) need it.',
+  })
+  @ApiProduces('application/x-pem-file')
+  @ApiResponse({
+    status: 200,
+    description: 'The CA certificate, PEM.',
+    content: { 'application/x-pem-file': { schema: { type: 'string' } } },
+  })
+  async get(@Ctx() ctx: RequestContext): Promise<string> {
+    const { pem } = await this.clients.databases.send<{ pem: string }>(
+      DATABASE_PATTERNS.caCertificate,
+      ctx,
+      {},
+    );
+    return pem;
+  }
+}

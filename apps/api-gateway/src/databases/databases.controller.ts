@@ -1,0 +1,151 @@
+import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type {
+  ConnectionDetails,
+  CreateDatabaseRequest,
+  Database,
+  DatabaseRef,
+  Deleted,
+  ProjectRef,
+  RequestContext,
+} from '@pgcloud/contracts';
+import { CreateDatabaseDto, DATABASE_PATTERNS } from '@pgcloud/contracts';
+import { ServiceClients } from '../clients/service-clients.js';
+import { Ctx } from '../http/request-context.js';
+import { ApiEnvelope, ApiErrors } from '../openapi/api-envelope.decorator.js';
+import {
+  ConnectionDetailsModel,
+  DatabaseListModel,
+  DatabaseModel,
+} from '../openapi/databases.models.js';
+import { DeletedModel } from '../openapi/projects.models.js';
+
+const ApiDatabasePath = (): MethodDecorator & ClassDecorator =>
+  ApiParam({ name: 'project_id', example: 'proj_k3v9x0q2m8t4b7w1c5zd' });
+const ApiDatabaseName = (): MethodDecorator => ApiParam({ name: 'name', example: 'orders' });
+
+/** Databases of a project of the signed-in account. */
+@ApiTags('databases')
+@ApiBearerAuth()
+@ApiDatabasePath()
+@Controller('projects/:project_id/databases')
+export class DatabasesController {
+  constructor(private readonly clients: ServiceClients) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List the databases of a project' })
+  @ApiEnvelope(DatabaseListModel, { status: 200, description: 'Every database of the project.' })
+  @ApiErrors('AUTH_REQUIRED', 'PROJECT_NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
+  list(
+    @Ctx() ctx: RequestContext,
+    @Param('project_id') projectId: string,
+  ): Promise<{ databases: Database[] }> {
+    return this.clients.databases.send<{ databases: Database[] }, ProjectRef>(
+      DATABASE_PATTERNS.list,
+      ctx,
+      { project_id: projectId },
+    );
+  }
+
+  @Post()
+  @ApiOperation({
+    summary: 'Create a database',
+    description:
+      'Answers at once with status `provisioning`; the database is `running` once its server accepts a TLS login.',
+  })
+  @ApiEnvelope(DatabaseModel, { status: 201, description: 'The new database, provisioning.' })
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    'AUTH_REQUIRED',
+    'PROJECT_NOT_FOUND',
+    'QUOTA_EXCEEDED',
+    'DATABASE_NAME_TAKEN',
+    'PAYLOAD_TOO_LARGE',
+    'RATE_LIMIT_EXCEEDED',
+    'SERVICE_UNAVAILABLE',
+  )
+  create(
+    @Ctx() ctx: RequestContext,
+    @Param('project_id') projectId: string,
+    @Body() body: CreateDatabaseDto,
+  ): Promise<Database> {
+    return this.clients.databases.send<Database, CreateDatabaseRequest>(
+      DATABASE_PATTERNS.create,
+      ctx,
+      { ...body, project_id: projectId },
+    );
+  }
+
+  @Get(':name')
+  @ApiDatabaseName()
+  @ApiOperation({ summary: 'Show a database' })
+  @ApiEnvelope(DatabaseModel, { status: 200, description: 'The database.' })
+  @ApiErrors(
+    'AUTH_REQUIRED',
+    'PROJECT_NOT_FOUND',
+    'DATABASE_NOT_FOUND',
+    'RATE_LIMIT_EXCEEDED',
+    'SERVICE_UNAVAILABLE',
+  )
+  get(
+    @Ctx() ctx: RequestContext,
+    @Param('project_id') projectId: string,
+    @Param('name') name: string,
+  ): Promise<Database> {
+    return this.clients.databases.send<Database, DatabaseRef>(DATABASE_PATTERNS.get, ctx, {
+      project_id: projectId,
+      name,
+    });
+  }
+
+  @Get(':name/url')
+  @ApiDatabaseName()
+  @ApiOperation({
+    summary: 'Connection details of a running database',
+    description: 'The connection string holds the password.',
+  })
+  @ApiEnvelope(ConnectionDetailsModel, { status: 200, description: 'How to connect.' })
+  @ApiErrors(
+    'AUTH_REQUIRED',
+    'PROJECT_NOT_FOUND',
+    'DATABASE_NOT_FOUND',
+    'DATABASE_NOT_READY',
+    'RATE_LIMIT_EXCEEDED',
+    'SERVICE_UNAVAILABLE',
+  )
+  url(
+    @Ctx() ctx: RequestContext,
+    @Param('project_id') projectId: string,
+    @Param('name') name: string,
+  ): Promise<ConnectionDetails> {
+    return this.clients.databases.send<ConnectionDetails, DatabaseRef>(DATABASE_PATTERNS.url, ctx, {
+      project_id: projectId,
+      name,
+    });
+  }
+
+  @Delete(':name')
+  @ApiDatabaseName()
+  @ApiOperation({
+    summary: 'Delete a database',
+    description: 'Gone from the API at once; its server and data are removed in the background.',
+  })
+  @ApiEnvelope(DeletedModel, { status: 200, description: 'The database is gone.' })
+  @ApiErrors(
+    'AUTH_REQUIRED',
+    'PROJECT_NOT_FOUND',
+    'DATABASE_NOT_FOUND',
+    'RATE_LIMIT_EXCEEDED',
+    'SERVICE_UNAVAILABLE',
+  )
+  delete(
+    @Ctx() ctx: RequestContext,
+    @Param('project_id') projectId: string,
+    @Param('name') name: string,
+  ): Promise<Deleted> {
+    return this.clients.databases.send<Deleted, DatabaseRef>(DATABASE_PATTERNS.delete, ctx, {
+      project_id: projectId,
+      name,
+    });
+  }
+}

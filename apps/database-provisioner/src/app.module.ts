@@ -1,0 +1,89 @@
+import type { DynamicModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { ClientProxyFactory } from '@nestjs/microservices';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import {
+  EventPublisher,
+  HealthController,
+  SERVICE_NAME,
+  ServiceClient,
+  rmqClientOptions,
+} from '@pgcloud/messaging';
+import { ensureMetadataSchema } from '@pgcloud/postgres';
+import { ProvisionerConfig } from './config.js';
+import { loadEncryptionKey } from './credentials/encryption-key.js';
+import { SecretBox } from './credentials/secret-box.js';
+import { CredentialsEntity, DatabaseEntity } from './databases/database.entity.js';
+import { DatabaseJobs } from './databases/database.jobs.js';
+import { DatabasesController } from './databases/databases.controller.js';
+import { DatabasesService } from './databases/databases.service.js';
+import { DatabaseDriver } from './drivers/database-driver.js';
+import { LocalDriver } from './drivers/local/local.driver.js';
+import { CreateDatabases1763780000000 } from './migrations/1763780000000-create-databases.js';
+import { ProjectsClient } from './projects-client/projects.client.js';
+import { Reconciler } from './reconcile/reconciler.js';
+
+export const PROVISIONER_SCHEMA = 'provisioner';
+const ENTITIES = [DatabaseEntity, CredentialsEntity];
+
+/** database-provisioner: databases, their credentials and their servers. */
+@Module({})
+export class AppModule {
+  static forRoot(config: ProvisionerConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: async () => {
+            await ensureMetadataSchema(config.DATABASE_URL, PROVISIONER_SCHEMA);
+            return {
+              type: 'postgres',
+              url: config.DATABASE_URL,
+              schema: PROVISIONER_SCHEMA,
+              entities: ENTITIES,
+              migrations: [CreateDatabases1763780000000],
+              migrationsRun: true,
+              synchronize: false,
+            };
+          },
+        }),
+        TypeOrmModule.forFeature(ENTITIES),
+      ],
+      controllers: [DatabasesController, HealthController],
+      providers: [
+        { provide: ProvisionerConfig, useValue: config },
+        { provide: SERVICE_NAME, useValue: 'database-provisioner' },
+        { provide: EventPublisher, useFactory: () => new EventPublisher(config) },
+        {
+          provide: SecretBox,
+          useFactory: () => new SecretBox(loadEncryptionKey(config.ENCRYPTION_KEY, config.dataDir)),
+        },
+        {
+          provide: DatabaseDriver,
+          useFactory: () =>
+            new LocalDriver({
+              pgBinDir: config.pgBinDir,
+              osUser: config.PG_OS_USER,
+              dataDir: config.dataDir,
+              host: config.DATABASE_HOST,
+              listenAddress: config.DATABASE_LISTEN_ADDRESS,
+            }),
+        },
+        {
+          provide: ProjectsClient,
+          useFactory: () =>
+            new ProjectsClient(
+              new ServiceClient(
+                'project-service',
+                ClientProxyFactory.create(rmqClientOptions(config, 'projects')),
+                config.RPC_TIMEOUT_MS,
+              ),
+            ),
+        },
+        DatabaseJobs,
+        DatabasesService,
+        Reconciler,
+      ],
+    };
+  }
+}

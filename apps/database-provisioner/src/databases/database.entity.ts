@@ -1,0 +1,58 @@
+import type { DatabaseConfig, DatabaseStatus } from '@pgcloud/contracts';
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+/** API statuses plus `deleting`: gone from the API, its server still being removed. */
+export type DatabaseRecordStatus = DatabaseStatus | 'deleting';
+
+/** A database and the server that runs it. */
+@Entity({ schema: 'provisioner', name: 'databases' })
+export class DatabaseEntity {
+  @PrimaryColumn({ type: 'text' })
+  id: string;
+
+  @Column({ name: 'project_id', type: 'text' })
+  projectId: string;
+
+  @Column({ name: 'owner_id', type: 'text' })
+  ownerId: string;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ type: 'text' })
+  region: string;
+
+  @Column({ name: 'platform_service_id', type: 'text' })
+  platformServiceId: string;
+
+  @Column({ type: 'text' })
+  status: DatabaseRecordStatus;
+
+  @Column({ type: 'jsonb' })
+  config: DatabaseConfig;
+
+  @Column({ type: 'integer' })
+  port: number;
+
+  @Column({ type: 'text', nullable: true })
+  error: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}
+
+/** A database's secrets, sealed with the deployment's key (AES-256-GCM). */
+@Entity({ schema: 'provisioner', name: 'credentials' })
+export class CredentialsEntity {
+  @PrimaryColumn({ name: 'database_id', type: 'text' })
+  databaseId: string;
+
+  @Column({ name: 'password_sealed', type: 'text' })
+  passwordSealed: string;
+
+  @Column({ name: 'replication_password_sealed', type: 'text' })
+  replicationPasswordSealed: string;
+}

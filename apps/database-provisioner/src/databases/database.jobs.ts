@@ -1,0 +1,204 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DatabaseStatusChanged, RequestContext } from '@pgcloud/contracts';
+import { DATABASE_EVENTS } from '@pgcloud/contracts';
+import type { FailedJob, Job } from '@pgcloud/jobs';
+import { JobRunner, enqueue } from '@pgcloud/jobs';
+import { EventPublisher } from '@pgcloud/messaging';
+import { checkTlsLogin } from '@pgcloud/postgres';
+import { DataSource, In } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { ProvisionerConfig } from '../config.js';
+import { SecretBox } from '../credentials/secret-box.js';
+import { DatabaseDriver } from '../drivers/database-driver.js';
+import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
+
+const SCHEMA = 'provisioner';
+const PROVISION = 'database.provision';
+const REMOVE = 'database.remove';
+
+/** What a provisioning or removal job carries: the record's id, nothing secret. */
+interface DatabaseJobPayload {
+  database_id: string;
+  request_id: string;
+}
+
+/**
+ * The long work on databases, as jobs with leases (libs/jobs): provisioning (server made,
+ * then `running` only after a TLS login with the stored credentials) and removal.
+ */
+@Injectable()
+export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(DatabaseJobs.name);
+  private readonly runner: JobRunner;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly driver: DatabaseDriver,
+    private readonly secrets: SecretBox,
+    private readonly events: EventPublisher,
+    private readonly config: ProvisionerConfig,
+  ) {
+    this.runner = new JobRunner({
+      dataSource,
+      schema: SCHEMA,
+      workerId: `provisioner-${process.pid}`,
+      handlers: {
+        [PROVISION]: (job) => this.provision(job as Job<DatabaseJobPayload>),
+        [REMOVE]: (job) => this.remove(job as Job<DatabaseJobPayload>),
+      },
+      onFailed: (job, reason, manager) =>
+        this.failed(job as FailedJob<DatabaseJobPayload>, reason, manager),
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.driver.prepare();
+    this.runner.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.runner.stop();
+  }
+
+  /** Starts on new work at once rather than on the next poll. */
+  wake(): void {
+    this.runner.wake();
+  }
+
+  /** Queues the provisioning of a new record, in the transaction that writes it. */
+  async enqueueProvision(
+    manager: EntityManager,
+    databaseId: string,
+    requestId = '-',
+  ): Promise<void> {
+    await enqueue(manager, {
+      schema: SCHEMA,
+      type: PROVISION,
+      key: databaseId,
+      payload: { database_id: databaseId, request_id: requestId },
+    });
+  }
+
+  /** Takes databases out of the API at once and queues the removal of their servers. */
+  async scheduleRemoval(ctx: RequestContext, databaseIds: string[]): Promise<void> {
+    if (databaseIds.length === 0) return;
+    await this.dataSource.transaction(async (manager) => {
+      await manager.update(DatabaseEntity, { id: In(databaseIds) }, { status: 'deleting' });
+      for (const id of databaseIds) {
+        await enqueue(manager, {
+          schema: SCHEMA,
+          type: REMOVE,
+          key: id,
+          payload: { database_id: id, request_id: ctx.requestId },
+        });
+      }
+    });
+    this.logger.log(`[${ctx.requestId}] removing ${databaseIds.join(', ')}`);
+    this.wake();
+  }
+
+  /** Queues again whatever a record still needs (reconcile after a crash; deduplicated). */
+  async requeue(record: DatabaseEntity): Promise<void> {
+    const type = record.status === 'deleting' ? REMOVE : PROVISION;
+    await enqueue(this.dataSource.manager, {
+      schema: SCHEMA,
+      type,
+      key: record.id,
+      payload: { database_id: record.id, request_id: 'reconcile' },
+    });
+  }
+
+  /** Publishes the record's status. */
+  async announce(ctx: RequestContext, record: DatabaseEntity): Promise<void> {
+    const payload: DatabaseStatusChanged = {
+      database_id: record.id,
+      project_id: record.projectId,
+      status: record.status === 'deleting' ? 'failed' : record.status,
+    };
+    if (record.error) payload.error = record.error;
+    try {
+      await this.events.publish(DATABASE_EVENTS.statusChanged, ctx, payload);
+    } catch (err) {
+      this.logger.error(`[${ctx.requestId}] status of ${record.id} not published: ${String(err)}`);
+    }
+  }
+
+  private async provision(job: Job<DatabaseJobPayload>): Promise<void> {
+    const ctx = { requestId: job.payload.request_id };
+    const record = await this.dataSource
+      .getRepository(DatabaseEntity)
+      .findOneBy({ id: job.payload.database_id });
+    if (!record || record.status !== 'provisioning') return;
+    const credentials = await this.dataSource
+      .getRepository(CredentialsEntity)
+      .findOneByOrFail({ databaseId: record.id });
+    const password = this.secrets.open(credentials.passwordSealed);
+    const endpoint = await this.driver.create({
+      serverId: record.platformServiceId,
+      port: record.port,
+      databaseName: record.name,
+      password,
+      replicationPassword: this.secrets.open(credentials.replicationPasswordSealed),
+      config: record.config,
+    });
+    await checkTlsLogin({
+      host: endpoint.host,
+      port: endpoint.port,
+      database: record.name,
+      user: record.name,
+      password,
+      caPem: await this.driver.caCertificate(),
+    });
+    const moved = await this.dataSource
+      .getRepository(DatabaseEntity)
+      .update({ id: record.id, status: 'provisioning' }, { status: 'running', error: null });
+    if (moved.affected === 1) {
+      this.logger.log(`[${ctx.requestId}] database ${record.id} running on port ${record.port}`);
+      await this.announce(ctx, { ...record, status: 'running' });
+    } else {
+      // Deleted while it was being made: its removal job takes the server away.
+      this.logger.log(`[${ctx.requestId}] database ${record.id} was deleted while provisioning`);
+    }
+  }
+
+  private async remove(job: Job<DatabaseJobPayload>): Promise<void> {
+    const repository = this.dataSource.getRepository(DatabaseEntity);
+    const record = await repository.findOneBy({ id: job.payload.database_id });
+    if (!record) return;
+    await this.driver.destroy(record.platformServiceId);
+    await repository.delete({ id: record.id, status: 'deleting' });
+    this.logger.log(`[${job.payload.request_id}] database ${record.id} and its server are gone`);
+  }
+
+  private async failed(
+    job: FailedJob<DatabaseJobPayload>,
+    reason: string,
+    manager: EntityManager,
+  ): Promise<void> {
+    if (job.type !== PROVISION) {
+      this.logger.error(`${job.type} of ${job.key} failed for good: ${reason}`);
+      return;
+    }
+    const record = await manager.findOneBy(DatabaseEntity, { id: job.payload.database_id });
+    if (!record) return;
+    const error = `provisioning failed: ${reason}`.slice(0, 500);
+    const moved = await manager.update(
+      DatabaseEntity,
+      { id: record.id, status: 'provisioning' },
+      { status: 'failed', error },
+    );
+    // A failed database holds no data; its server would only take a port and memory.
+    await this.driver
+      .destroy(record.platformServiceId)
+      .catch((err: unknown) =>
+        this.logger.warn(`cleanup of ${record.platformServiceId}: ${String(err)}`),
+      );
+    if (moved.affected === 1)
+      await this.announce(
+        { requestId: job.payload.request_id },
+        { ...record, status: 'failed', error },
+      );
+  }
+}

@@ -1,0 +1,235 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import type {
+  ConnectionDetails,
+  CreateDatabaseRequest,
+  Database,
+  DatabaseConfig,
+  DatabaseRef,
+  Deleted,
+  RequestContext,
+} from '@pgcloud/contracts';
+import { DomainError, newId } from '@pgcloud/contracts';
+import { isUniqueViolation } from '@pgcloud/postgres';
+import { DataSource, In, Not, Repository } from 'typeorm';
+import { ProvisionerConfig } from '../config.js';
+import { SecretBox } from '../credentials/secret-box.js';
+import { ProjectsClient } from '../projects-client/projects.client.js';
+import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
+import { DatabaseJobs } from './database.jobs.js';
+import { allocatePort } from './port-allocator.js';
+import { DEFAULT_CONFIG, assertWithinTier } from './tier-limits.js';
+
+/** Databases of a project: create, show, connect, delete (decisions.md section 5). */
+@Injectable()
+export class DatabasesService {
+  private readonly logger = new Logger(DatabasesService.name);
+
+  constructor(
+    @InjectRepository(DatabaseEntity) private readonly databases: Repository<DatabaseEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly projects: ProjectsClient,
+    private readonly jobs: DatabaseJobs,
+    private readonly secrets: SecretBox,
+    private readonly config: ProvisionerConfig,
+  ) {}
+
+  async create(ctx: RequestContext, request: CreateDatabaseRequest): Promise<Database> {
+    const ownerId = requireUser(ctx);
+    const project = await this.projects.check(ctx, request.project_id);
+    const region = request.region ?? project.default_region;
+    const regions = await this.projects.regions(ctx);
+    if (!regions.some((r) => r.id === region)) {
+      throw new DomainError('VALIDATION_ERROR', 'The request is not valid.', [
+        {
+          field: 'region',
+          message: `region must be one of: ${regions.map((r) => r.id).join(', ')}`,
+        },
+      ]);
+    }
+    const config: DatabaseConfig = { ...DEFAULT_CONFIG, ...request.config };
+    const inProject = await this.databases.countBy({
+      projectId: project.id,
+      status: Not('deleting'),
+    });
+    assertWithinTier(ctx.tier, config, inProject, this.freeLimits());
+    const record = await this.insert(ctx, {
+      ownerId,
+      projectId: project.id,
+      name: request.name,
+      region,
+      config,
+    });
+    this.logger.log(
+      `[${ctx.requestId}] database ${record.id} (${record.platformServiceId}) provisioning`,
+    );
+    await this.jobs.announce(ctx, record);
+    this.jobs.wake();
+    return toDatabase(record);
+  }
+
+  async list(ctx: RequestContext, projectId: string): Promise<{ databases: Database[] }> {
+    const project = await this.projects.check(ctx, projectId);
+    const rows = await this.databases.find({
+      where: { projectId: project.id, status: Not('deleting') },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    return { databases: rows.map(toDatabase) };
+  }
+
+  async get(ctx: RequestContext, ref: DatabaseRef): Promise<Database> {
+    return toDatabase(await this.findOwned(ctx, ref));
+  }
+
+  async url(ctx: RequestContext, ref: DatabaseRef): Promise<ConnectionDetails> {
+    const record = await this.findOwned(ctx, ref);
+    if (record.status !== 'running') {
+      throw new DomainError(
+        'DATABASE_NOT_READY',
+        `Database ${record.name} is ${record.status}, not running.`,
+      );
+    }
+    const credentials = await this.dataSource
+      .getRepository(CredentialsEntity)
+      .findOneByOrFail({ databaseId: record.id });
+    const password = this.secrets.open(credentials.passwordSealed);
+    const host = this.config.DATABASE_HOST;
+    const url = new URL(`postgresql://${host}:${record.port}/${record.name}?sslmode=require`);
+    url.username = record.name;
+    url.password = password;
+    return {
+      host,
+      port: record.port,
+      database: record.name,
+      user: record.name,
+      connection_string: url.toString(),
+    };
+  }
+
+  async delete(ctx: RequestContext, ref: DatabaseRef): Promise<Deleted> {
+    const record = await this.findOwned(ctx, ref);
+    await this.jobs.scheduleRemoval(ctx, [record.id]);
+    return { id: record.id, deleted: true };
+  }
+
+  /** For project-service: how many databases a project of the caller holds. */
+  async countForProject(ctx: RequestContext, projectId: string): Promise<{ count: number }> {
+    const count = await this.databases.countBy({
+      projectId,
+      ownerId: requireUser(ctx),
+      status: Not('deleting'),
+    });
+    return { count };
+  }
+
+  /** For project-service's forced delete: every database of the project goes at once. */
+  async deleteForProject(ctx: RequestContext, projectId: string): Promise<{ deleted: number }> {
+    const rows = await this.databases.findBy({
+      projectId,
+      ownerId: requireUser(ctx),
+      status: Not('deleting'),
+    });
+    await this.jobs.scheduleRemoval(
+      ctx,
+      rows.map((row) => row.id),
+    );
+    return { deleted: rows.length };
+  }
+
+  private async insert(
+    ctx: RequestContext,
+    fields: Pick<DatabaseEntity, 'ownerId' | 'projectId' | 'name' | 'region' | 'config'>,
+  ): Promise<DatabaseEntity> {
+    for (let attempt = 0; ; attempt++) {
+      const taken = new Set(
+        (await this.databases.find({ select: { port: true } })).map((row) => row.port),
+      );
+      const port = await allocatePort(
+        this.config.portRange,
+        taken,
+        this.config.DATABASE_LISTEN_ADDRESS,
+      );
+      const record = this.databases.create({
+        ...fields,
+        id: newId('db'),
+        platformServiceId: newId('srv'),
+        status: 'provisioning',
+        port,
+        error: null,
+      });
+      try {
+        await this.dataSource.transaction(async (manager) => {
+          await manager.insert(DatabaseEntity, record);
+          await manager.insert(CredentialsEntity, {
+            databaseId: record.id,
+            passwordSealed: this.secrets.seal(newPassword()),
+            replicationPasswordSealed: this.secrets.seal(newPassword()),
+          });
+          await this.jobs.enqueueProvision(manager, record.id);
+        });
+        return this.databases.findOneByOrFail({ id: record.id });
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        const nameTaken = await this.databases.existsBy({
+          projectId: fields.projectId,
+          name: fields.name,
+          status: Not('deleting'),
+        });
+        if (nameTaken)
+          throw new DomainError(
+            'DATABASE_NAME_TAKEN',
+            `The project already has a database named "${fields.name}".`,
+          );
+        if (attempt >= 5) throw err; // another create took the same port: pick again
+        this.logger.debug(`[${ctx.requestId}] port ${port} was taken meanwhile; trying another`);
+      }
+    }
+  }
+
+  private async findOwned(ctx: RequestContext, ref: DatabaseRef): Promise<DatabaseEntity> {
+    const project = await this.projects.check(ctx, ref.project_id);
+    const record = await this.databases.findOneBy({
+      projectId: project.id,
+      name: ref.name,
+      status: In(['provisioning', 'running', 'restoring', 'failed']),
+    });
+    if (!record) throw new DomainError('DATABASE_NOT_FOUND', `Database ${ref.name} was not found.`);
+    return record;
+  }
+
+  private freeLimits() {
+    return {
+      databasesPerProject: this.config.FREE_MAX_DATABASES_PER_PROJECT,
+      cpu: this.config.FREE_MAX_CPU,
+      memory: this.config.FREE_MAX_MEMORY,
+      storage: this.config.FREE_MAX_STORAGE,
+    };
+  }
+}
+
+function requireUser(ctx: RequestContext): string {
+  if (!ctx.userId) throw new DomainError('AUTH_REQUIRED', 'This operation needs a signed-in user.');
+  return ctx.userId;
+}
+
+/** 32 random bytes in base64url: URL-safe, so the connection string needs no escaping. */
+function newPassword(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** A database as the API shows it. */
+export function toDatabase(record: DatabaseEntity): Database {
+  const database: Database = {
+    id: record.id,
+    project_id: record.projectId,
+    name: record.name,
+    platform_service_id: record.platformServiceId,
+    region: record.region,
+    status: record.status === 'deleting' ? 'failed' : record.status,
+    config: record.config,
+    created_at: record.createdAt.toISOString(),
+  };
+  if (record.status === 'failed' && record.error) database.error = record.error;
+  return database;
+}

@@ -1,0 +1,133 @@
+import type { DatabaseConfig } from '@pgcloud/contracts';
+import { isIP } from 'node:net';
+
+/** A postgresql.conf setting's value: numbers as they are, strings quoted. */
+export type SettingValue = string | number;
+
+/** The role backups and WAL streaming log in as (later issues). */
+export const REPLICATION_ROLE = 'pgcloud_replication';
+
+/** The per-server file the template's postgresql.conf includes last, so its values win. */
+export const SERVER_CONF_FILE = 'pgcloud.conf';
+
+// Small, so that many local servers fit on one machine; a managed pooler is a later concern.
+const MAX_CONNECTIONS = 50;
+const MIN_SHARED_BUFFERS_MB = 32;
+const GENERATED_HEADER = "# Written by pgcloud's local driver, which rewrites this file.";
+// TYPE, DATABASE, USER, ADDRESS: aligned so that a person reading the file sees columns.
+const HBA_COLUMN_WIDTHS = [8, 12, 20, 14];
+
+/**
+ * Maps a database's size (decisions.md section 5) to PostgreSQL settings (DESIGN.md
+ * section 4): memory to shared_buffers (25%) and effective_cache_size (75%), cpu to
+ * parallel workers. Storage is a limit the provisioner watches, not a server setting.
+ */
+export function sizeSettings(config: DatabaseConfig): Record<string, SettingValue> {
+  const memoryMb = Math.floor(config.memory * 1024);
+  const parallelWorkers = Math.max(2, Math.ceil(config.cpu));
+  const perGather = Math.max(1, Math.floor(config.cpu / 2));
+  return {
+    shared_buffers: `${Math.max(MIN_SHARED_BUFFERS_MB, Math.floor(memoryMb / 4))}MB`,
+    effective_cache_size: `${Math.max(MIN_SHARED_BUFFERS_MB * 3, Math.floor((memoryMb * 3) / 4))}MB`,
+    // Two slots beyond the parallel workers: the logical replication launcher and
+    // other background workers draw from the same pool.
+    max_worker_processes: parallelWorkers + 2,
+    max_parallel_workers: parallelWorkers,
+    max_parallel_workers_per_gather: perGather,
+    max_parallel_maintenance_workers: perGather,
+  };
+}
+
+/** What one server's postgresql.conf settings are made from. */
+export interface ServerConfInput {
+  port: number;
+  listenAddress: string;
+  socketDir: string;
+  certFile: string;
+  keyFile: string;
+  config: DatabaseConfig;
+}
+
+/** Every setting pgcloud gives one local server, in the order they are written. */
+export function serverSettings(input: ServerConfInput): Record<string, SettingValue> {
+  return {
+    port: input.port,
+    listen_addresses: input.listenAddress,
+    unix_socket_directories: input.socketDir,
+    unix_socket_permissions: '0700',
+    ssl: 'on',
+    ssl_cert_file: input.certFile,
+    ssl_key_file: input.keyFile,
+    ssl_min_protocol_version: 'TLSv1.2',
+    password_encryption: 'scram-sha-256',
+    max_connections: MAX_CONNECTIONS,
+    wal_level: 'replica',
+    max_wal_senders: 10,
+    max_replication_slots: 10,
+    max_slot_wal_keep_size: '2GB',
+    // Many servers share one machine: no huge pages to reserve, and none to fail on.
+    huge_pages: 'off',
+    // pg_ctl -l sends the server's stderr to the server's own log file.
+    logging_collector: 'off',
+    log_destination: 'stderr',
+    ...sizeSettings(input.config),
+  };
+}
+
+/** Renders settings as postgresql.conf text, quoting strings the way the file expects. */
+export function renderConf(settings: Record<string, SettingValue>): string {
+  const lines = Object.entries(settings).map(([name, value]) => {
+    if (!/^[a-z_][a-z0-9_.]*$/.test(name)) throw new Error(`not a setting name: ${name}`);
+    return `${name} = ${typeof value === 'number' ? value : confString(value)}`;
+  });
+  return `${GENERATED_HEADER}\n${lines.join('\n')}\n`;
+}
+
+function confString(value: string): string {
+  if (/[\n\r\0]/.test(value)) throw new Error('a setting value cannot hold line breaks or NUL');
+  return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+}
+
+/** Reads the port back from a server's settings file (the one source of truth for it). */
+export function portFromConf(text: string): number | undefined {
+  const match = /^port = (\d+)$/m.exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * pg_hba.conf for one server: the socket is trusted (its directory is 0700, so only the
+ * OS user and root reach it); TCP takes TLS with scram-sha-256 only. There are no `host`
+ * lines, so a connection without TLS finds no entry and is refused.
+ */
+export function renderHba(listenAddress: string): string {
+  const networks = isLoopbackOnly(listenAddress)
+    ? ['127.0.0.1/32', '::1/128']
+    : ['127.0.0.1/32', '::1/128', '0.0.0.0/0', '::/0'];
+  const rows = [
+    ['local', 'all', 'all', '', 'trust'],
+    ['local', 'replication', 'all', '', 'trust'],
+    ...networks.map((net) => ['hostssl', 'replication', REPLICATION_ROLE, net, 'scram-sha-256']),
+    ...networks.map((net) => ['hostssl', 'all', 'all', net, 'scram-sha-256']),
+  ];
+  const lines = rows.map((row) =>
+    row
+      .map((cell, i) => cell.padEnd(HBA_COLUMN_WIDTHS[i] ?? 0))
+      .join(' ')
+      .trimEnd(),
+  );
+  return `${GENERATED_HEADER}\n${lines.join('\n')}\n`;
+}
+
+/** True when listen_addresses names only loopback addresses (or none: sockets only). */
+export function isLoopbackOnly(listenAddress: string): boolean {
+  return listenAddress
+    .split(',')
+    .map((address) => address.trim())
+    .filter((address) => address.length > 0)
+    .every(
+      (address) =>
+        address === 'localhost' ||
+        address === '::1' ||
+        (isIP(address) === 4 && address.startsWith('127.')),
+    );
+}

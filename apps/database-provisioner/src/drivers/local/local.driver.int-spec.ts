@@ -1,0 +1,237 @@
+import { checkTlsLogin, ensureCertificateAuthority, scramSha256Verifier } from '@pgcloud/postgres';
+import { canConnect, findSecretsInLogs, freePort } from '@pgcloud/testing';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { access, readdir, readFile, rm, rmdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import type { ServerSpec } from '../database-driver.js';
+import { LocalDriver } from './local.driver.js';
+import { driverPaths, serverPaths } from './server-paths.js';
+import { withSuperuser } from './server-sql.js';
+
+// Under the checkout rather than /tmp: .data/ is ignored by git, and the checkout is
+// where DATA_DIR points by default, so this also proves PostgreSQL's user reaches it.
+const repoRoot = fileURLToPath(new URL('../../../../../', import.meta.url));
+const testsDir = join(repoRoot, '.data', 'test-drivers');
+const dataDir = join(testsDir, randomBytes(4).toString('hex'));
+const settings = {
+  pgBinDir:
+    process.env.PG_BIN_DIR ?? execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim(),
+  osUser: process.env.PG_OS_USER ?? 'postgres',
+  dataDir,
+  host: '127.0.0.1',
+  listenAddress: '127.0.0.1',
+};
+
+const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+async function postmasterPid(pgdata: string): Promise<number> {
+  return Number((await readFile(join(pgdata, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+}
+
+async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await delay(50);
+  }
+}
+
+describe('LocalDriver against real PostgreSQL servers', () => {
+  const driver = new LocalDriver(settings);
+  let spec: ServerSpec;
+  let caPem: string;
+
+  /** Runs work as the application role over verified TLS (or without TLS, to see it fail). */
+  async function asApp<T>(
+    work: (client: pg.Client) => Promise<T>,
+    options: { password?: string; tls?: boolean } = {},
+  ): Promise<T> {
+    const client = new pg.Client({
+      host: settings.host,
+      port: spec.port,
+      user: spec.databaseName,
+      database: spec.databaseName,
+      password: options.password ?? spec.password,
+      ssl: options.tls === false ? false : { ca: caPem, rejectUnauthorized: true },
+      connectionTimeoutMillis: 5000,
+    });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      return await work(client);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  before(async () => {
+    spec = {
+      serverId: `srv_${randomBytes(10).toString('hex')}`,
+      port: await freePort(),
+      databaseName: 'app_db',
+      password: randomBytes(24).toString('base64url'),
+      replicationPassword: randomBytes(24).toString('base64url'),
+      config: { cpu: 1, memory: 1, storage: 10 },
+    };
+  });
+
+  after(async () => {
+    // Stop whatever a failed test left running, by the pid file if the driver cannot.
+    for (const serverId of await driver.list().catch(() => [])) {
+      await driver.destroy(serverId).catch(async (err: unknown) => {
+        console.error(`cleanup of ${serverId}:`, err);
+        const pid = await postmasterPid(serverPaths(dataDir, serverId).pgdata).catch(() => 0);
+        if (pid > 0) process.kill(pid, 'SIGKILL');
+      });
+    }
+    await rm(dataDir, { recursive: true, force: true });
+    await rmdir(testsDir).catch(() => undefined); // only when no other run still uses it
+  });
+
+  it('makes one template and one CA even when two drivers prepare at once', async () => {
+    const started = performance.now();
+    await Promise.all([driver.prepare(), new LocalDriver(settings).prepare()]);
+    console.log(
+      `prepare (initdb of the template, CA): ${Math.round(performance.now() - started)} ms`,
+    );
+    const { templateDir, caDir } = driverPaths(dataDir);
+    assert.ok(await exists(join(templateDir, 'PG_VERSION')));
+    const leftovers = (await readdir(join(dataDir, 'local'))).filter((name) => name !== 'servers');
+    assert.deepEqual(leftovers, ['template']);
+    assert.deepEqual((await readdir(dataDir)).sort(), ['ca', 'local']);
+    assert.deepEqual((await readdir(caDir)).sort(), ['ca.key', 'ca.pem']);
+    caPem = await driver.caCertificate();
+    assert.match(caPem, /^-----BEGIN CERTIFICATE-----/);
+  });
+
+  it('creates a running server in well under a second from the template', async () => {
+    const started = performance.now();
+    const endpoint = await driver.create(spec);
+    const elapsed = Math.round(performance.now() - started);
+    console.log(`create (copy, certificate, start, roles and database): ${elapsed} ms`);
+    assert.deepEqual(endpoint, { host: settings.host, port: spec.port });
+    assert.equal(await driver.state(spec.serverId), 'running');
+    assert.deepEqual(await driver.list(), [spec.serverId]);
+    assert.ok(elapsed < 3000, `create took ${elapsed} ms`);
+  });
+
+  it('accepts a verified TLS login as the application role, encrypted', async () => {
+    const login = { host: settings.host, port: spec.port, database: 'app_db', user: 'app_db' };
+    assert.equal(await checkTlsLogin({ ...login, password: spec.password, caPem }), true);
+    const otherCa = await ensureCertificateAuthority(join(dataDir, 'other-ca'));
+    await assert.rejects(
+      checkTlsLogin({ ...login, password: spec.password, caPem: otherCa.pem }),
+      (err: Error) => /certificate/i.test(err.message) && !err.message.includes(spec.password),
+    );
+    await rm(join(dataDir, 'other-ca'), { recursive: true });
+  });
+
+  it('sizes the server from its config and keeps rows', async () => {
+    await asApp(async (client) => {
+      const { rows } = await client.query<{ shared_buffers: string }>('SHOW shared_buffers');
+      assert.equal(rows[0]?.shared_buffers, '256MB');
+      await client.query('CREATE TABLE notes (id int PRIMARY KEY, body text)');
+      await client.query("INSERT INTO notes VALUES (1, 'kept')");
+      const read = await client.query<{ body: string }>('SELECT body FROM notes WHERE id = 1');
+      assert.equal(read.rows[0]?.body, 'kept');
+    });
+  });
+
+  it('refuses a wrong password and a connection without TLS', async () => {
+    await assert.rejects(
+      asApp(() => Promise.resolve(), { password: 'not-the-password' }),
+      (err: { code?: string }) => err.code === '28P01',
+    );
+    await assert.rejects(
+      asApp(() => Promise.resolve(), { tls: false }),
+      (err: { code?: string; message: string }) =>
+        err.code === '28000' && /no encryption/.test(err.message),
+    );
+  });
+
+  it('stores the same SCRAM verifier PostgreSQL would, and a replication role', async () => {
+    const { socketDir } = serverPaths(dataDir, spec.serverId);
+    const roles = await withSuperuser({ socketDir, port: spec.port }, 5000, async (client) => {
+      const result = await client.query<{
+        rolname: string;
+        rolpassword: string;
+        rolreplication: boolean;
+      }>(
+        "SELECT rolname, rolpassword, rolreplication FROM pg_authid WHERE rolname IN ('app_db', 'pgcloud_replication') ORDER BY rolname",
+      );
+      return result.rows;
+    });
+    assert.deepEqual(
+      roles.map((role) => [role.rolname, role.rolreplication]),
+      [
+        ['app_db', false],
+        ['pgcloud_replication', true],
+      ],
+    );
+    const stored = roles[0]?.rolpassword ?? '';
+    const [, iterations, salt] = /^SCRAM-SHA-256\$(\d+):([^$]+)\$/.exec(stored) ?? [];
+    const recomputed = scramSha256Verifier(spec.password, {
+      salt: Buffer.from(salt ?? '', 'base64'),
+      iterations: Number(iterations),
+    });
+    assert.equal(recomputed, stored);
+  });
+
+  it('keeps both passwords out of the server log', () => {
+    const { serverDir } = serverPaths(dataDir, spec.serverId);
+    const secrets = new Set([spec.password, spec.replicationPassword]);
+    const { leaks, bytesScanned } = findSecretsInLogs([serverDir], secrets);
+    assert.ok(bytesScanned > 0, 'the server log is empty');
+    assert.deepEqual(leaks, []);
+  });
+
+  it('comes back after kill -9 of the postmaster, data intact', async () => {
+    const { pgdata } = serverPaths(dataDir, spec.serverId);
+    process.kill(await postmasterPid(pgdata), 'SIGKILL');
+    await waitUntil(async () => (await driver.state(spec.serverId)) !== 'running', 5000);
+    assert.equal(await driver.state(spec.serverId), 'stopped');
+    const started = performance.now();
+    assert.deepEqual(await driver.ensureRunning(spec.serverId), {
+      host: settings.host,
+      port: spec.port,
+    });
+    console.log(`ensureRunning after kill -9: ${Math.round(performance.now() - started)} ms`);
+    assert.equal(await driver.state(spec.serverId), 'running');
+    const { rows } = await asApp((client) =>
+      client.query<{ body: string }>('SELECT body FROM notes'),
+    );
+    assert.deepEqual(rows, [{ body: 'kept' }]);
+  });
+
+  it('treats a second create with the same spec as done, keeping the server and its data', async () => {
+    const { pgdata } = serverPaths(dataDir, spec.serverId);
+    const pidBefore = await postmasterPid(pgdata);
+    assert.deepEqual(await driver.create(spec), { host: settings.host, port: spec.port });
+    assert.equal(await postmasterPid(pgdata), pidBefore, 'the server was restarted');
+    const { rows } = await asApp((client) =>
+      client.query<{ body: string }>('SELECT body FROM notes'),
+    );
+    assert.deepEqual(rows, [{ body: 'kept' }]);
+  });
+
+  it('destroys the server: port closed, files gone, and again without complaint', async () => {
+    const { serverDir } = serverPaths(dataDir, spec.serverId);
+    await driver.destroy(spec.serverId);
+    assert.equal(await canConnect(settings.host, spec.port, 1000), false);
+    assert.equal(await exists(serverDir), false);
+    assert.equal(await driver.state(spec.serverId), 'missing');
+    assert.deepEqual(await driver.list(), []);
+    await driver.destroy(spec.serverId);
+    await assert.rejects(driver.ensureRunning(spec.serverId), /does not exist/);
+  });
+});

@@ -1,0 +1,73 @@
+import { join } from 'node:path';
+
+/** Where the local driver keeps things under DATA_DIR. */
+export interface DriverPaths {
+  /** The deployment CA: `ca.key` (ours alone) and `ca.pem`. */
+  caDir: string;
+  /** Owned by the OS user; holds the template and the servers. */
+  localDir: string;
+  /** The initdb result every server is copied from. */
+  templateDir: string;
+  serversDir: string;
+}
+
+/** Where one server's files live; the whole directory goes when the server does. */
+export interface ServerPaths {
+  serverDir: string;
+  pgdata: string;
+  /** The copy of the template being prepared; renamed to `pgdata` once complete. */
+  pgdataPartial: string;
+  socketDir: string;
+  tlsDir: string;
+  certFile: string;
+  keyFile: string;
+  logFile: string;
+}
+
+// sockaddr_un's sun_path is 108 bytes with its NUL; PostgreSQL refuses longer socket paths.
+const MAX_SOCKET_PATH = 107;
+const SERVER_ID = /^[A-Za-z0-9_-]{1,63}$/;
+
+/** The driver's directories under `dataDir`. */
+export function driverPaths(dataDir: string): DriverPaths {
+  const localDir = join(dataDir, 'local');
+  return {
+    caDir: join(dataDir, 'ca'),
+    localDir,
+    templateDir: join(localDir, 'template'),
+    serversDir: join(localDir, 'servers'),
+  };
+}
+
+/** One server's files; refuses an id that could step out of the servers directory. */
+export function serverPaths(dataDir: string, serverId: string): ServerPaths {
+  if (!SERVER_ID.test(serverId)) throw new Error(`not a server id: '${serverId}'`);
+  const serverDir = join(driverPaths(dataDir).serversDir, serverId);
+  const tlsDir = join(serverDir, 'tls');
+  return {
+    serverDir,
+    pgdata: join(serverDir, 'pgdata'),
+    pgdataPartial: join(serverDir, 'pgdata.partial'),
+    socketDir: join(serverDir, 'socket'),
+    tlsDir,
+    certFile: join(tlsDir, 'server.crt'),
+    keyFile: join(tlsDir, 'server.key'),
+    logFile: join(serverDir, 'postgresql.log'),
+  };
+}
+
+/**
+ * Throws when a server's socket path would pass the kernel's limit, naming DATA_DIR: a
+ * deep checkout makes PostgreSQL fail at start with a less helpful message.
+ */
+export function assertSocketPathFits(dataDir: string, serverId: string, port: number): void {
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`not a port: ${port}`);
+  const socketFile = join(serverPaths(dataDir, serverId).socketDir, `.s.PGSQL.${port}`);
+  const length = Buffer.byteLength(socketFile);
+  if (length > MAX_SOCKET_PATH) {
+    throw new Error(
+      `DATA_DIR (${dataDir}) is too deep: server sockets under it would have ${length}-byte ` +
+        `paths, more than the ${MAX_SOCKET_PATH} the kernel allows; choose a shorter DATA_DIR`,
+    );
+  }
+}

@@ -1,0 +1,80 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, Repository } from 'typeorm';
+import { ProvisionerConfig } from '../config.js';
+import { DatabaseJobs } from '../databases/database.jobs.js';
+import { DatabaseEntity } from '../databases/database.entity.js';
+import { DatabaseDriver } from '../drivers/database-driver.js';
+
+/**
+ * Makes the servers match the records, at start and every RECONCILE_INTERVAL_SECONDS,
+ * by connecting rather than trusting pg_ctl: a running database whose server is down is
+ * started again; a server without a record is removed; unfinished work is queued again.
+ */
+@Injectable()
+export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(Reconciler.name);
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    @InjectRepository(DatabaseEntity) private readonly databases: Repository<DatabaseEntity>,
+    private readonly driver: DatabaseDriver,
+    private readonly jobs: DatabaseJobs,
+    private readonly config: ProvisionerConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule(0);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One pass; errors are logged and the next pass tries again. */
+  async reconcile(): Promise<void> {
+    const records = await this.databases.find();
+    const known = new Set(records.map((record) => record.platformServiceId));
+    for (const record of records) {
+      if (record.status === 'running' || record.status === 'restoring')
+        await this.keepRunning(record);
+      if (record.status === 'provisioning' || record.status === 'deleting')
+        await this.jobs.requeue(record);
+    }
+    for (const serverId of await this.driver.list()) {
+      if (known.has(serverId)) continue;
+      this.logger.warn(`server ${serverId} has no record; removing it`);
+      await this.driver.destroy(serverId);
+    }
+  }
+
+  private async keepRunning(record: DatabaseEntity): Promise<void> {
+    const state = await this.driver.state(record.platformServiceId);
+    if (state === 'running') return;
+    this.logger.warn(
+      `database ${record.id}: server ${record.platformServiceId} is ${state}; starting it`,
+    );
+    if (state === 'missing') {
+      await this.databases.update(
+        { id: record.id, status: In(['running', 'restoring']) },
+        { status: 'failed', error: 'its server and data are gone' },
+      );
+      return;
+    }
+    await this.driver.ensureRunning(record.platformServiceId);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.reconcile()
+        .catch((err: unknown) => this.logger.error(`reconcile failed: ${String(err)}`))
+        .finally(() => this.schedule(this.config.RECONCILE_INTERVAL_SECONDS * 1000));
+    }, delayMs);
+  }
+}

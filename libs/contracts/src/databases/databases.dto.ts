@@ -1,0 +1,79 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsNumber,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+/** Database names: lowercase letters, digits, `_` and `-`, a letter first, 1 to 63 long. */
+export const DATABASE_NAME_PATTERN = /^[a-z][a-z0-9_-]*$/;
+
+/** A server's size: vCPUs, GiB of memory, GiB of storage (decisions.md section 5). */
+export class DatabaseConfigDto {
+  @ApiProperty({ minimum: 0.25, maximum: 16, default: 1, description: 'vCPUs (Free: at most 1).' })
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0.25)
+  @Max(16)
+  cpu: number = 1;
+
+  @ApiProperty({
+    minimum: 0.25,
+    maximum: 64,
+    default: 1,
+    description: 'GiB of memory (Free: at most 2).',
+  })
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0.25)
+  @Max(64)
+  memory: number = 1;
+
+  @ApiProperty({
+    minimum: 1,
+    maximum: 1024,
+    default: 10,
+    description: 'GiB of storage (Free: at most 10).',
+  })
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(1)
+  @Max(1024)
+  storage: number = 10;
+}
+
+/** Body of POST /projects/{project_id}/databases. */
+export class CreateDatabaseDto {
+  @ApiProperty({
+    example: 'orders',
+    minLength: 1,
+    maxLength: 63,
+    pattern: DATABASE_NAME_PATTERN.source,
+  })
+  @IsString()
+  @Length(1, 63, { message: 'name must be 1 to 63 characters long' })
+  @Matches(DATABASE_NAME_PATTERN, {
+    message:
+      'name may hold only lowercase letters, digits, underscores and hyphens, and must start with a letter',
+  })
+  name: string;
+
+  @ApiPropertyOptional({
+    example: 'local',
+    description: "A listed region; the project's default_region when left out.",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(63)
+  region?: string;
+
+  @ApiPropertyOptional({ type: () => DatabaseConfigDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => DatabaseConfigDto)
+  config?: DatabaseConfigDto;
+}

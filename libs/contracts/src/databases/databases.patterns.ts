@@ -1,0 +1,25 @@
+/** Message patterns answered by database-provisioner. */
+export const DATABASE_PATTERNS = {
+  /** CreateDatabaseRequest -> Database (status provisioning). */
+  create: 'databases.create',
+  /** ProjectRef -> {databases: Database[]}. */
+  list: 'databases.list',
+  /** DatabaseRef -> Database. */
+  get: 'databases.get',
+  /** DatabaseRef -> ConnectionDetails (needs status running). */
+  url: 'databases.url',
+  /** DatabaseRef -> Deleted. */
+  delete: 'databases.delete',
+  /** ProjectRef -> {count}: how many databases a project holds (for project-service). */
+  countForProject: 'databases.count-for-project',
+  /** ProjectRef -> {deleted: number}: removes every database of a project (forced project delete). */
+  deleteForProject: 'databases.delete-for-project',
+  /** {} -> {pem}: the deployment's CA certificate, which issues the servers' certificates. */
+  caCertificate: 'databases.ca-certificate',
+} as const;
+
+/** Events published by database-provisioner on EVENTS_EXCHANGE. */
+export const DATABASE_EVENTS = {
+  /** DatabaseStatusChanged: a database moved to another status. */
+  statusChanged: 'database.status-changed',
+} as const;

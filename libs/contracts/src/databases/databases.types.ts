@@ -1,0 +1,59 @@
+/** Where a database is in its life (decisions.md section 5). */
+export type DatabaseStatus = 'provisioning' | 'running' | 'restoring' | 'failed';
+
+/** A server's size as stored and shown. */
+export interface DatabaseConfig {
+  cpu: number;
+  memory: number;
+  storage: number;
+}
+
+/** A database as the API shows it. */
+export interface Database {
+  id: string;
+  project_id: string;
+  name: string;
+  platform_service_id: string;
+  region: string;
+  status: DatabaseStatus;
+  config: DatabaseConfig;
+  created_at: string;
+  /** Why the database failed, when it did. */
+  error?: string;
+}
+
+/** GET .../databases/{name}/url. */
+export interface ConnectionDetails {
+  host: string;
+  port: number;
+  database: string;
+  user: string;
+  connection_string: string;
+}
+
+/** A project, named in a request for its databases. */
+export interface ProjectRef {
+  project_id: string;
+}
+
+/** A database, named as the API names it: by project and name. */
+export interface DatabaseRef {
+  project_id: string;
+  name: string;
+}
+
+/** databases.create: the body and the project it goes to. */
+export interface CreateDatabaseRequest {
+  project_id: string;
+  name: string;
+  region?: string;
+  config?: Partial<DatabaseConfig>;
+}
+
+/** Payload of DATABASE_EVENTS.statusChanged. */
+export interface DatabaseStatusChanged {
+  database_id: string;
+  project_id: string;
+  status: DatabaseStatus;
+  error?: string;
+}

@@ -1,0 +1,166 @@
+import type { Logger } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { abandonedReason, errorReason, failureStep } from './job-policy.js';
+import type { ClaimedJob, JobStatements } from './job-statements.js';
+import type { FailedJob, JobHandler, OnJobFailed } from './job.types.js';
+import { queryRows } from './query-rows.js';
+
+/** What every execution of one runner shares. */
+export interface ExecutionSettings {
+  dataSource: DataSource;
+  statements: JobStatements;
+  workerId: string;
+  leaseSeconds: number;
+  backoff: (attempt: number) => number;
+  onFailed: OnJobFailed | undefined;
+  logger: Logger;
+}
+
+/**
+ * One claimed job on this worker: runs its handler while renewing the lease, then settles
+ * the row. Internal to the runner; run() never rejects, so no promise is left unhandled.
+ */
+export class JobExecution {
+  private readonly abortController = new AbortController();
+  private renewTimer: NodeJS.Timeout | undefined;
+  private renewing = false;
+
+  constructor(
+    private readonly settings: ExecutionSettings,
+    private readonly job: ClaimedJob,
+    private readonly handler: JobHandler | undefined,
+  ) {}
+
+  /** Runs the job to its outcome; resolves whatever happens. */
+  async run(): Promise<void> {
+    try {
+      await this.execute();
+    } catch (error) {
+      // The database went away while settling: the lease lapses and the job is run again.
+      this.settings.logger.error(
+        `${this.label()}: could not record outcome: ${errorReason(error)}`,
+      );
+    } finally {
+      this.stopRenewing();
+    }
+  }
+
+  /**
+   * Stops renewing and aborts the handler, for a runner that stops before the handler
+   * ends: the lease then lapses and another worker takes the job over.
+   */
+  giveUp(reason: string): void {
+    this.stopRenewing();
+    this.abortController.abort(new Error(reason));
+  }
+
+  private async execute(): Promise<void> {
+    const { job } = this;
+    // The claim counted one more attempt: past max_attempts means every attempt already ran
+    // and the last one's worker died, so the job fails without running again.
+    if (job.attempts > job.max_attempts)
+      return this.fail(abandonedReason(job.max_attempts, job.last_error));
+    if (!this.handler) return this.fail(`no handler for job type ${job.type}`);
+    this.settings.logger.debug(`${this.label()}: started`);
+    this.startRenewing();
+    let thrown: { error: unknown } | undefined;
+    try {
+      const { id, type, key, payload, attempts: attempt } = job;
+      const signal = this.abortController.signal;
+      await this.handler({ id, type, key, payload, attempt, signal });
+    } catch (error) {
+      thrown = { error };
+    } finally {
+      this.stopRenewing();
+    }
+    if (!thrown) return this.settle('done', []);
+    if (this.abortController.signal.aborted) {
+      // Not ours to settle any more (lease lost, or the runner stopped): the failure is
+      // most likely the abort itself, so it does not count against the job.
+      this.settings.logger.warn(`${this.label()}: aborted: ${errorReason(thrown.error)}`);
+      return;
+    }
+    return this.handleFailure(thrown.error);
+  }
+
+  private async handleFailure(error: unknown): Promise<void> {
+    const { job, settings } = this;
+    const reason = errorReason(error);
+    if (failureStep(error, job.attempts, job.max_attempts) === 'fail') return this.fail(reason);
+    const delayMs = Math.max(0, settings.backoff(job.attempts));
+    settings.logger.warn(`${this.label()}: failed, retrying in ${delayMs} ms: ${reason}`);
+    await this.settle('retry', [reason, delayMs]);
+  }
+
+  /** Marks the job failed and lets the owner fail its record, both in one transaction. */
+  private async fail(reason: string): Promise<void> {
+    const { dataSource, onFailed, statements, workerId, logger } = this.settings;
+    logger.error(`${this.label()}: failed for good: ${reason}`);
+    try {
+      await dataSource.transaction(async (manager) => {
+        const values = [this.job.id, workerId, this.job.attempts, reason];
+        const [failed] = await queryRows<FailedJob>(manager, statements.fail, values);
+        if (!failed) return this.logLost('failed');
+        await onFailed?.(failed, reason, manager);
+      });
+    } catch (error) {
+      // Rolled back, so the job is still running under a lapsing lease: once it lapses a
+      // worker reclaims it with its attempts used up and calls onFailed again.
+      logger.error(`${this.label()}: onFailed or marking failed threw: ${errorReason(error)}`);
+    }
+  }
+
+  private async settle(step: 'done' | 'retry', extra: unknown[]): Promise<void> {
+    const { dataSource, statements, workerId } = this.settings;
+    const values = [this.job.id, workerId, this.job.attempts, ...extra];
+    const rows = await queryRows(dataSource, statements[step], values);
+    if (rows.length === 0) return this.logLost(step);
+    if (step === 'done') this.settings.logger.debug(`${this.label()}: done`);
+  }
+
+  private startRenewing(): void {
+    this.renewing = true;
+    this.scheduleRenewal();
+  }
+
+  private stopRenewing(): void {
+    this.renewing = false;
+    clearTimeout(this.renewTimer);
+    this.renewTimer = undefined;
+  }
+
+  private scheduleRenewal(): void {
+    if (!this.renewing) return;
+    // A third of the lease: two renewals can fail (a slow or briefly lost database) before
+    // another worker may take the job.
+    const everyMs = (this.settings.leaseSeconds * 1000) / 3;
+    this.renewTimer = setTimeout(() => void this.renew(), everyMs);
+  }
+
+  private async renew(): Promise<void> {
+    const { dataSource, statements, workerId, leaseSeconds, logger } = this.settings;
+    try {
+      const values = [this.job.id, workerId, this.job.attempts, leaseSeconds];
+      const rows = await queryRows(dataSource, statements.renew, values);
+      if (!this.renewing) return; // the handler ended while this renewal was in flight
+      if (rows.length === 0) {
+        logger.warn(`${this.label()}: lease lost, aborting the handler`);
+        this.giveUp('the job lease was lost to another worker');
+        return;
+      }
+    } catch (error) {
+      logger.warn(`${this.label()}: could not renew the lease: ${errorReason(error)}`);
+    }
+    this.scheduleRenewal();
+  }
+
+  private logLost(step: string): void {
+    this.settings.logger.warn(`${this.label()}: no longer ours, ${step} not recorded`);
+  }
+
+  /** How the job appears in logs: never its payload, which may hold secrets. */
+  private label(): string {
+    const { type, key, attempts, max_attempts: maxAttempts } = this.job;
+    return `job ${type} ${key} attempt ${attempts}/${maxAttempts}`;
+  }
+}

@@ -1,0 +1,181 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PermanentJobError } from './job-policy.js';
+import { enqueue } from './job-queue.js';
+import { JobTestDatabase, SCHEMA, waitFor } from './job-test-database.js';
+import type { FailedJob, Job } from './job.types.js';
+
+const SECRET = 'hunter2-superuser-password';
+
+// Bounded, so a regression shows up as a failure rather than a hung run.
+describe('JobRunner on the real PostgreSQL', { timeout: 60_000 }, () => {
+  const db = new JobTestDatabase();
+  const { dataSource, logs } = db;
+
+  before(() => db.create());
+  after(() => db.drop());
+
+  it('runs a job once, woken right after enqueue, and ends done', async () => {
+    const seen: Job[] = [];
+    const worker = db.runner({
+      pollIntervalMs: 60_000, // only wake() can start the job in time
+      handlers: { once: (job) => Promise.resolve(void seen.push(job)) },
+    });
+    await sleep(100); // the first poll has found nothing
+    assert.equal(await enqueue(dataSource, { type: 'once', key: 'db1', payload: { n: 1 } }), true);
+    worker.wake();
+    await waitFor('done', db.statusIs('once', 'db1', 'done'), 2000);
+    await sleep(200);
+    assert.equal(seen.length, 1);
+    assert.deepEqual(seen[0]?.payload, { n: 1 });
+    assert.equal(seen[0]?.attempt, 1);
+    assert.equal(seen[0]?.signal.aborted, false);
+    const row = await db.job('once', 'db1');
+    assert.equal(row.attempts, 1);
+    assert.equal(row.locked_by, null);
+  });
+
+  it('adds no job when the enqueuing transaction rolls back', async () => {
+    await assert.rejects(
+      dataSource.transaction(async (manager) => {
+        assert.equal(await enqueue(manager, { type: 'tx', key: 'a', payload: {} }), true);
+        throw new Error('the owner record failed to save');
+      }),
+      /owner record failed/,
+    );
+    assert.equal(await db.jobCount('tx'), 0);
+    await dataSource.transaction(async (manager) => {
+      await enqueue(manager, { type: 'tx', key: 'a', payload: {} });
+    });
+    assert.equal(await db.jobCount('tx'), 1);
+  });
+
+  it('adds no second unfinished job of the same type and key', async () => {
+    assert.equal(await enqueue(dataSource, { type: 'dup', key: 'k', payload: 1 }), true);
+    assert.equal(await enqueue(dataSource, { type: 'dup', key: 'k', payload: 2 }), false);
+    const other = { type: 'dup', key: 'other', payload: 3, schema: SCHEMA };
+    assert.equal(await enqueue(dataSource.manager, other), true);
+    assert.equal(await db.jobCount('dup'), 2);
+    await dataSource.query(`UPDATE ${SCHEMA}.jobs SET status = 'done' WHERE type = 'dup'`);
+    assert.equal(await enqueue(dataSource, { type: 'dup', key: 'k', payload: 4 }), true);
+  });
+
+  it('retries a failing handler after the backoff, then succeeds, never logging the payload', async () => {
+    const startedAt: number[] = [];
+    db.runner({
+      backoff: (attempt) => 300 * attempt,
+      handlers: {
+        flaky: ({ attempt }) => {
+          startedAt.push(Date.now());
+          return attempt < 3 ? Promise.reject(new Error(`flaky ${attempt}`)) : Promise.resolve();
+        },
+      },
+    });
+    await enqueue(dataSource, { type: 'flaky', key: 'k', payload: { password: SECRET } });
+    await waitFor('done', db.statusIs('flaky', 'k', 'done'));
+    const row = await db.job('flaky', 'k');
+    assert.equal(row.attempts, 3);
+    assert.equal(row.last_error, 'flaky 2');
+    const [first = 0, second = 0, third = 0] = startedAt;
+    assert.equal(startedAt.length, 3);
+    assert.ok(second - first >= 250, `first backoff ${second - first} ms`);
+    assert.ok(third - second >= 550, `second backoff ${third - second} ms`);
+    assert.ok(logs.has('job flaky k attempt 1/5: failed, retrying in 300 ms: flaky 1'));
+    assert.ok(!logs.has(SECRET), 'the payload is never logged');
+  });
+
+  it('fails after max attempts and lets the owner fail its record in the same transaction', async () => {
+    const failures: { job: FailedJob; reason: string }[] = [];
+    let calls = 0;
+    await dataSource.query(`INSERT INTO ${SCHEMA}.records VALUES ('r1', 'pending', NULL)`);
+    db.runner({
+      handlers: {
+        doomed: () => {
+          calls += 1;
+          return Promise.reject(new Error('initdb exited with 1'));
+        },
+      },
+      onFailed: async (failed, reason, manager) => {
+        failures.push({ job: failed, reason });
+        await manager.query(
+          `UPDATE ${SCHEMA}.records SET status = 'failed', reason = $2 WHERE key = $1`,
+          [failed.key, reason],
+        );
+      },
+    });
+    await enqueue(dataSource, { type: 'doomed', key: 'r1', payload: {}, maxAttempts: 3 });
+    await waitFor('failed', db.statusIs('doomed', 'r1', 'failed'));
+    const row = await db.job('doomed', 'r1');
+    assert.equal(row.attempts, 3);
+    assert.equal(row.last_error, 'initdb exited with 1');
+    assert.equal(calls, 3);
+    assert.equal(failures.length, 1);
+    assert.equal(failures[0]?.reason, 'initdb exited with 1');
+    assert.equal(failures[0]?.job.key, 'r1');
+    assert.equal(failures[0]?.job.attempt, 3);
+    const records = await dataSource.query<unknown[]>(
+      `SELECT status, reason FROM ${SCHEMA}.records`,
+    );
+    assert.deepEqual(records, [{ status: 'failed', reason: 'initdb exited with 1' }]);
+  });
+
+  it('fails a PermanentJobError at once', async () => {
+    const reasons: string[] = [];
+    let calls = 0;
+    db.runner({
+      handlers: {
+        invalid: () => {
+          calls += 1;
+          return Promise.reject(new PermanentJobError('no such region'));
+        },
+      },
+      onFailed: (_job, reason) => Promise.resolve(void reasons.push(reason)),
+    });
+    await enqueue(dataSource, { type: 'invalid', key: 'k', payload: {}, maxAttempts: 5 });
+    await waitFor('failed', db.statusIs('invalid', 'k', 'failed'));
+    assert.equal((await db.job('invalid', 'k')).attempts, 1);
+    assert.equal(calls, 1);
+    assert.deepEqual(reasons, ['no such region']);
+  });
+
+  it('runs at most `concurrency` handlers at once', async () => {
+    let running = 0;
+    let most = 0;
+    db.runner({
+      concurrency: 2,
+      handlers: {
+        busy: async () => {
+          running += 1;
+          most = Math.max(most, running);
+          await sleep(150);
+          running -= 1;
+        },
+      },
+    });
+    for (let i = 0; i < 5; i++)
+      await enqueue(dataSource, { type: 'busy', key: `k${i}`, payload: {} });
+    await waitFor('all done', async () => (await db.jobCount('busy', 'done')) === 5);
+    assert.equal(most, 2);
+  });
+
+  it('stops claiming on stop() and waits for the running handler', async () => {
+    let finished = 0;
+    const worker = db.runner({
+      concurrency: 1,
+      handlers: {
+        graceful: async () => {
+          await sleep(300);
+          finished += 1;
+        },
+      },
+    });
+    await enqueue(dataSource, { type: 'graceful', key: 'a', payload: {} });
+    await enqueue(dataSource, { type: 'graceful', key: 'b', payload: {} });
+    await waitFor('the first claim', async () => (await db.jobCount('graceful', 'running')) === 1);
+    await worker.stop();
+    assert.equal(finished, 1);
+    assert.equal(await db.jobCount('graceful', 'done'), 1);
+    assert.equal(await db.jobCount('graceful', 'queued'), 1);
+  });
+});
