@@ -50,6 +50,12 @@ export class ProvisionerConfig extends CommonEnv {
   @Max(3600)
   RECONCILE_INTERVAL_SECONDS: number = 15;
 
+  /** How long a job's lease lasts: after a crash, its work resumes within this. */
+  @IsInt()
+  @Min(2)
+  @Max(600)
+  JOB_LEASE_SECONDS: number = 30;
+
   get portRange(): { first: number; last: number } {
     const [first, last] = this.DATABASE_PORT_RANGE.split('-').map(Number);
     return { first: first ?? 0, last: last ?? 0 };

@@ -48,4 +48,9 @@ export class ServiceClient {
       );
     }
   }
+
+  /** Closes the connection to the broker; the process can then exit. */
+  async close(): Promise<void> {
+    await this.proxy.close();
+  }
 }

@@ -1,4 +1,10 @@
-const SECRET_FIELDS = ['access_token', 'device_code', 'password', 'download_url'];
+const SECRET_FIELDS = [
+  'access_token',
+  'device_code',
+  'password',
+  'download_url',
+  'connection_string',
+];
 const secrets = new Set<string>();
 
 /** Every secret an API answer handed to this process, for the log scan at the end of e2e. */
@@ -17,6 +23,12 @@ function rememberSecrets(body: unknown): void {
   for (const field of SECRET_FIELDS) {
     const value = (data as Record<string, unknown>)[field];
     if (typeof value === 'string' && value.length >= 8) secrets.add(value);
+  }
+  // A connection string's password is a secret on its own too.
+  const connection = (data as Record<string, unknown>)['connection_string'];
+  if (typeof connection === 'string') {
+    const password = decodeURIComponent(new URL(connection).password);
+    if (password.length >= 8) secrets.add(password);
   }
 }
 

@@ -43,6 +43,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     this.runner = new JobRunner({
       dataSource,
       schema: SCHEMA,
+      leaseSeconds: config.JOB_LEASE_SECONDS,
       workerId: `provisioner-${process.pid}`,
       handlers: {
         [PROVISION]: (job) => this.provision(job as Job<DatabaseJobPayload>),

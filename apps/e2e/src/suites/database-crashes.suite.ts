@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Database, Project } from '@pgcloud/contracts';
+import type { SignedIn } from '@pgcloud/testing';
+import { ApiClient, Stack, signIn } from '@pgcloud/testing';
+import { expectData } from '../support/assertions.js';
+import { psql, runningDatabase, waitForStatus } from '../support/databases.js';
+import { sleep } from '../support/device-flow.js';
+
+/** The pid in a data directory's postmaster.pid: the server's main process. */
+function postmasterPid(dataDir: string, serverId: string): number {
+  const find = (dir: string, depth: number): string | undefined => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isFile() && entry.name === 'postmaster.pid' && path.includes(serverId)) return path;
+      if (entry.isDirectory() && depth > 0) {
+        const found = find(path, depth - 1);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  const file = find(dataDir, 5);
+  assert.ok(file, `postmaster.pid of ${serverId}`);
+  return Number(readFileSync(file, 'utf8').split('\n')[0]);
+}
+
+/** A stack of its own: these tests kill its processes. */
+describe('crashes of the provisioner and of database servers', () => {
+  let stack: Stack;
+  let user: SignedIn;
+  let project: Project;
+
+  before(async () => {
+    stack = await Stack.start({
+      env: {
+        DEVICE_POLL_INTERVAL_SECONDS: '1',
+        RATE_LIMIT_FREE_BURST: '1000',
+        RATE_LIMIT_FREE_PER_MINUTE: '60000',
+        RECONCILE_INTERVAL_SECONDS: '2',
+        JOB_LEASE_SECONDS: '3',
+      },
+    });
+    user = await signIn(new ApiClient(stack.baseUrl), 'crash-tester');
+    project = expectData<Project>(await user.api.post('/projects', { name: 'crashes' }), 201);
+  });
+
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it('finishes or fails a database whose provisioner was killed mid-create, never stuck', async () => {
+    expectData(
+      await user.api.post(`/projects/${project.id}/databases`, { name: 'interrupted' }),
+      201,
+    );
+    await sleep(150); // the provisioning job is under way
+    await stack.stopApp('database-provisioner', 'SIGKILL');
+    await stack.startApp('database-provisioner');
+    const database = await waitForStatus(
+      user.api,
+      project.id,
+      'interrupted',
+      ['running', 'failed'],
+      60_000,
+    );
+    if (database.status === 'failed') assert.ok(database.error, 'a failed database says why');
+    else
+      assert.equal(
+        await psql(
+          (
+            await user.api.get<{ data: { connection_string: string } }>(
+              `/projects/${project.id}/databases/interrupted/url`,
+            )
+          ).body.data.connection_string,
+          'SELECT 1',
+        ),
+        '1',
+      );
+
+    // No server runs without a record: every server directory belongs to a listed database.
+    await sleep(3000); // one reconcile pass
+    const { databases } = expectData<{ databases: Database[] }>(
+      await user.api.get(`/projects/${project.id}/databases`),
+      200,
+    );
+    const known = new Set(databases.map((d) => d.platform_service_id));
+    const dataDir = stack.env['DATA_DIR'] ?? '';
+    const servers = readdirSync(join(dataDir, 'local', 'servers')).filter((name) =>
+      name.startsWith('srv_'),
+    );
+    for (const server of servers) assert.ok(known.has(server), `server ${server} has a record`);
+  });
+
+  it('brings back a database server killed with kill -9, data intact', async () => {
+    const { database, connection } = await runningDatabase(user.api, project.id, 'phoenix');
+    await psql(
+      connection.connection_string,
+      'CREATE TABLE survivors (name text); INSERT INTO survivors VALUES ($$ada$$)',
+    );
+    process.kill(
+      postmasterPid(stack.env['DATA_DIR'] ?? '', database.platform_service_id),
+      'SIGKILL',
+    );
+    const killedAt = Date.now();
+    let answer = '';
+    while (Date.now() - killedAt < 30_000) {
+      answer = await psql(connection.connection_string, 'SELECT name FROM survivors').catch(
+        () => '',
+      );
+      if (answer) break;
+      await sleep(250);
+    }
+    assert.equal(answer, 'ada', 'the server answers again with its data');
+  });
+});

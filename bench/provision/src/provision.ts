@@ -1,0 +1,113 @@
+// `npm run bench:provision`: median and p90 time from POST .../databases to the database
+// reading `running`, beside a cluster made by hand (initdb, pg_ctl start, SELECT 1) on the
+// same machine in the same run. It only prints; nothing passes or fails on a number.
+import { Logger } from '@nestjs/common';
+import { ApiClient, Stack } from '@pgcloud/testing';
+import { openBaseline } from './baseline.js';
+import { POLL_MS, createProject, deleteDatabases, signInPro, timeCreate } from './pgcloud.js';
+import { formatReport } from './report.js';
+
+/**
+ * The bench polls often as a Pro user: Pro's rate limit out of the way, and a quick
+ * device flow for the two sign-ins.
+ */
+const STACK_ENV = {
+  RATE_LIMIT_PRO_PER_MINUTE: '100000000',
+  RATE_LIMIT_PRO_BURST: '100000000',
+  DEVICE_POLL_INTERVAL_SECONDS: '1',
+  LOG_LEVEL: 'warn',
+};
+/** The account PostgreSQL runs as when we are root, as the provisioner reads it. */
+const OS_USER = process.env['PG_OS_USER'] ?? 'postgres';
+
+type Cleanup = () => Promise<void>;
+
+function benchCount(): number {
+  const raw = process.env['BENCH_COUNT'] ?? '10';
+  const count = Number(raw);
+  if (!Number.isInteger(count) || count < 1)
+    throw new Error(`BENCH_COUNT must be a whole number >= 1, not "${raw}"`);
+  return count;
+}
+
+/**
+ * Runs before the stack starts, so its idle apps take no CPU from the baseline; each
+ * cluster is stopped and removed before the next one is made.
+ */
+async function measureBaseline(count: number, cleanups: Cleanup[]): Promise<number[]> {
+  const baseline = await openBaseline(OS_USER);
+  cleanups.push(() => baseline.close());
+  const times: number[] = [];
+  for (let i = 1; i <= count; i += 1) {
+    console.error(`baseline: cluster ${i} of ${count}`);
+    times.push(await baseline.timeOne(i));
+  }
+  await baseline.close();
+  return times;
+}
+
+async function measurePgcloud(count: number, cleanups: Cleanup[]): Promise<number[]> {
+  console.error('starting the stack');
+  // The stack's readiness probes log each connect and each unanswered ping while the apps
+  // boot; that is expected, and Stack.start throws if an app never answers.
+  Logger.overrideLogger(['error']);
+  const stack = await Stack.start({ env: STACK_ENV, isolated: true, output: 'files' });
+  cleanups.push(() => stack.stop());
+  const owner = await signInPro(stack, new ApiClient(stack.baseUrl), 'bench-owner');
+  const projectId = await createProject(owner.api, 'bench-provision');
+  cleanups.unshift(() => deleteDatabases(owner.api, projectId));
+  const times: number[] = [];
+  // One after another: each time is one database's own, not a share of a queue.
+  for (let i = 1; i <= count; i += 1) {
+    console.error(`pgcloud: database ${i} of ${count}`);
+    times.push(await timeCreate(owner.api, projectId, `bench-db-${i}`));
+  }
+  return times;
+}
+
+async function bench(count: number, cleanups: Cleanup[]): Promise<string> {
+  const baseline = await measureBaseline(count, cleanups);
+  const pgcloud = await measurePgcloud(count, cleanups);
+  return formatReport(
+    { target: 'pgcloud', times: pgcloud },
+    { target: 'baseline', times: baseline },
+  );
+}
+
+/** Runs every cleanup even when one fails, so no server, temp dir or test database is left. */
+async function runCleanups(cleanups: Cleanup[]): Promise<void> {
+  for (const cleanup of cleanups.splice(0)) {
+    try {
+      await cleanup();
+    } catch (err) {
+      console.error('cleanup failed:', err);
+      process.exitCode = 1;
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const cleanups: Cleanup[] = [];
+  // Ctrl-C mid-run still deletes the databases, stops every server and the apps.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void runCleanups(cleanups).finally(() => process.exit(130));
+    });
+  }
+  try {
+    const count = benchCount();
+    console.log(
+      `${count} databases created one after another, ms from POST to reading running ` +
+        `(polled every ${POLL_MS} ms);\nbaseline: ${count} times initdb, pg_ctl start and a first ` +
+        `SELECT 1 over the socket\n`,
+    );
+    console.log(await bench(count, cleanups));
+  } catch (err) {
+    console.error('bench failed:', err);
+    process.exitCode = 1;
+  } finally {
+    await runCleanups(cleanups);
+  }
+}
+
+await main();

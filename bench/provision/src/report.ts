@@ -1,0 +1,67 @@
+/** The times of one target, in milliseconds, in the order they were taken. */
+export interface Series {
+  target: string;
+  times: number[];
+}
+
+interface Figures {
+  median: number;
+  p90: number;
+}
+
+const COLUMNS = ['target', 'runs', 'median ms', 'p90 ms'] as const;
+const WIDTHS = [10, 6, 12, 10] as const;
+
+/** The median: the middle time, or the mean of the two middle ones for an even count. */
+function median(sorted: number[]): number {
+  const middle = Math.floor(sorted.length / 2);
+  if (sorted.length % 2 === 1) return sorted[middle] ?? Number.NaN;
+  return ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
+}
+
+/** The value at rank p% of ascending `sorted` (nearest rank, as in bench:api). */
+function percentile(sorted: number[], p: number): number {
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(rank, 1)) - 1] ?? Number.NaN;
+}
+
+function figuresOf(times: number[]): Figures {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { median: median(sorted), p90: percentile(sorted, 90) };
+}
+
+function row(cells: readonly string[]): string {
+  return cells
+    .map((cell, i) => (i === 0 ? cell.padEnd(WIDTHS[i] ?? 0) : cell.padStart(WIDTHS[i] ?? 0)))
+    .join('');
+}
+
+function ratio(ours: number, baseline: number): string {
+  return `${(ours / baseline).toFixed(2)}x`;
+}
+
+/** The table of median and p90 per target, then the ratios ours/baseline of both. */
+export function formatReport(ours: Series, baseline: Series): string {
+  const a = figuresOf(ours.times);
+  const b = figuresOf(baseline.times);
+  const lines = [row(COLUMNS), row(COLUMNS.map((_, i) => '-'.repeat(WIDTHS[i] ?? 0)))];
+  for (const [series, figures] of [
+    [ours, a],
+    [baseline, b],
+  ] as const) {
+    lines.push(
+      row([
+        series.target,
+        String(series.times.length),
+        figures.median.toFixed(1),
+        figures.p90.toFixed(1),
+      ]),
+    );
+  }
+  lines.push(
+    '',
+    `${ours.target}/${baseline.target}: median ${ratio(a.median, b.median)}, ` +
+      `p90 ${ratio(a.p90, b.p90)}`,
+  );
+  return lines.join('\n');
+}
