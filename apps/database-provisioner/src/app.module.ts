@@ -20,6 +20,7 @@ import { DatabasesService } from './databases/databases.service.js';
 import { DatabaseDriver } from './drivers/database-driver.js';
 import { LocalDriver } from './drivers/local/local.driver.js';
 import { CreateDatabases1763780000000 } from './migrations/1763780000000-create-databases.js';
+import { StorageLimit1763790000000 } from './migrations/1763790000000-storage-limit.js';
 import { ProjectsClient } from './projects-client/projects.client.js';
 import { Reconciler } from './reconcile/reconciler.js';
 
@@ -41,7 +42,7 @@ export class AppModule {
               url: config.DATABASE_URL,
               schema: PROVISIONER_SCHEMA,
               entities: ENTITIES,
-              migrations: [CreateDatabases1763780000000],
+              migrations: [CreateDatabases1763780000000, StorageLimit1763790000000],
               migrationsRun: true,
               synchronize: false,
             };

@@ -37,6 +37,10 @@ export class DatabaseEntity {
   @Column({ type: 'text', nullable: true })
   error: string | null;
 
+  /** Made read-only by the storage watch (reconcile/storage-limit.ts). */
+  @Column({ name: 'storage_full', type: 'boolean', default: false })
+  storageFull: boolean;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -45,6 +45,15 @@ export abstract class DatabaseDriver {
   /** Stops the server and removes its data; nothing when it does not exist. */
   abstract destroy(serverId: string): Promise<void>;
 
+  /** Bytes the server's databases take (what the `storage` limit is checked against). */
+  abstract usedBytes(serverId: string): Promise<number>;
+
+  /**
+   * Makes every new transaction read-only (or writable again), for all sessions, without a
+   * restart: how a server at its storage limit stops growing (and a restore keeps it still).
+   */
+  abstract setReadOnly(serverId: string, readOnly: boolean): Promise<void>;
+
   /** The ids of every server this driver has, for reconciling against the records. */
   abstract list(): Promise<string[]>;
 

@@ -6,6 +6,7 @@ import { ProvisionerConfig } from '../config.js';
 import { DatabaseJobs } from '../databases/database.jobs.js';
 import { DatabaseEntity } from '../databases/database.entity.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
+import { storageAction } from './storage-limit.js';
 
 /**
  * Makes the servers match the records, at start and every RECONCILE_INTERVAL_SECONDS,
@@ -55,7 +56,10 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
 
   private async keepRunning(record: DatabaseEntity): Promise<void> {
     const state = await this.driver.state(record.platformServiceId);
-    if (state === 'running') return;
+    if (state === 'running') {
+      if (record.status === 'running') await this.watchStorage(record);
+      return;
+    }
     this.logger.warn(
       `database ${record.id}: server ${record.platformServiceId} is ${state}; starting it`,
     );
@@ -67,6 +71,24 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
       return;
     }
     await this.driver.ensureRunning(record.platformServiceId);
+  }
+
+  /** The storage limit (storage-limit.ts): read-only at the limit, writable below 90%. */
+  private async watchStorage(record: DatabaseEntity): Promise<void> {
+    const used = await this.driver.usedBytes(record.platformServiceId);
+    const action = storageAction(used, record.config.storage, record.storageFull);
+    if (action === 'none') return;
+    const readOnly = action === 'make-read-only';
+    await this.driver.setReadOnly(record.platformServiceId, readOnly);
+    await this.databases.update({ id: record.id }, { storageFull: readOnly });
+    const usedMib = Math.round(used / 1024 ** 2);
+    if (readOnly) {
+      this.logger.warn(
+        `database ${record.id} uses ${usedMib} MiB of ${record.config.storage} GiB: read-only`,
+      );
+    } else {
+      this.logger.log(`database ${record.id} is down to ${usedMib} MiB: writable again`);
+    }
   }
 
   private schedule(delayMs: number): void {

@@ -28,7 +28,7 @@ function postmasterPid(dataDir: string, serverId: string): number {
 }
 
 /** A stack of its own: these tests kill its processes. */
-describe('crashes of the provisioner and of database servers', () => {
+describe('the provisioner watching its servers: crashes and the storage limit', () => {
   let stack: Stack;
   let user: SignedIn;
   let project: Project;
@@ -115,4 +115,48 @@ describe('crashes of the provisioner and of database servers', () => {
     }
     assert.equal(answer, 'ada', 'the server answers again with its data');
   });
+
+  it('turns a database read-only at its storage limit, and writable again below it', async () => {
+    const { connection } = await runningDatabase(user.api, project.id, 'filling', {
+      cpu: 1,
+      memory: 1,
+      storage: 1,
+    });
+    const url = connection.connection_string;
+    // About 1.15 GB of rows too short to be compressed: past the 1 GiB limit.
+    await psql(
+      url,
+      'CREATE TABLE filler (payload text); ' +
+        'INSERT INTO filler SELECT repeat(chr(65 + i % 26), 1900) FROM generate_series(1, 600000) i',
+      300_000,
+    );
+    const refused = await eventually(() =>
+      psql(url, "INSERT INTO filler VALUES ('more')").then(
+        () => '',
+        (err: Error) => err.message,
+      ),
+    );
+    assert.match(refused, /read-only transaction/);
+    assert.equal(await psql(url, 'SELECT count(*) > 0 FROM filler'), 't', 'reads still work');
+
+    // The owner may open a read-write transaction of its own to make room.
+    await psql(url, 'BEGIN READ WRITE; TRUNCATE filler; COMMIT');
+    const accepted = await eventually(() =>
+      psql(url, "INSERT INTO filler VALUES ('again')").then(
+        () => 'ok',
+        () => '',
+      ),
+    );
+    assert.equal(accepted, 'ok');
+  });
 });
+
+/** Tries `probe` every 500 ms for up to 30 s until it answers something non-empty. */
+async function eventually(probe: () => Promise<string>): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const answer = await probe();
+    if (answer || Date.now() > deadline) return answer;
+    await sleep(500);
+  }
+}

@@ -77,9 +77,13 @@ export async function query<T extends pg.QueryResultRow>(
 }
 
 /** psql with the connection string exactly as given; answers its unaligned output. */
-export async function psql(connectionString: string, sql: string): Promise<string> {
+export async function psql(
+  connectionString: string,
+  sql: string,
+  timeoutMs = 20_000,
+): Promise<string> {
   const { stdout } = await promisify(execFile)('psql', [connectionString, '-XAtc', sql], {
-    timeout: 20_000,
+    timeout: timeoutMs,
   });
   return stdout.trim();
 }

@@ -18,7 +18,7 @@ import { buildServerFiles } from './server-files.js';
 import type { DriverPaths, ServerPaths } from './server-paths.js';
 import { assertSocketPathFits, driverPaths, serverPaths } from './server-paths.js';
 import type { SocketAddress } from './server-sql.js';
-import { answers, ensureApplicationRoles } from './server-sql.js';
+import { answers, ensureApplicationRoles, withSuperuser } from './server-sql.js';
 
 /** What the local driver takes from the app's configuration. */
 export interface LocalDriverSettings {
@@ -52,6 +52,8 @@ const TYPICAL_SERVER_ID = `srv_${'x'.repeat(20)}`;
  * One PostgreSQL cluster per database on this host: each server is a copy of a template
  * made once by initdb, configured, and started with pg_ctl as the OS user.
  */
+const SQL_TIMEOUT_MS = 5000;
+
 export class LocalDriver extends DatabaseDriver {
   private readonly paths: DriverPaths;
   private preparing?: Promise<Prepared>;
@@ -99,6 +101,27 @@ export class LocalDriver extends DatabaseDriver {
     if (!(await exists(paths.pgdata))) return 'missing';
     const address = await this.socketAddress(paths).catch(() => undefined);
     return address && (await answers(address)) ? 'running' : 'stopped';
+  }
+
+  async usedBytes(serverId: string): Promise<number> {
+    const address = await this.socketAddress(serverPaths(this.settings.dataDir, serverId));
+    return withSuperuser(address, SQL_TIMEOUT_MS, async (client) => {
+      const { rows } = await client.query<{ bytes: string }>(
+        'SELECT sum(pg_database_size(oid))::text AS bytes FROM pg_database',
+      );
+      return Number(rows[0]?.bytes ?? 0);
+    });
+  }
+
+  async setReadOnly(serverId: string, readOnly: boolean): Promise<void> {
+    const address = await this.socketAddress(serverPaths(this.settings.dataDir, serverId));
+    await withSuperuser(address, SQL_TIMEOUT_MS, async (client) => {
+      // A reload reaches open sessions too: their next transaction takes the new default.
+      await client.query(
+        `ALTER SYSTEM SET default_transaction_read_only = ${readOnly ? 'on' : 'off'}`,
+      );
+      await client.query('SELECT pg_reload_conf()');
+    });
   }
 
   async destroy(serverId: string): Promise<void> {

@@ -1,0 +1,21 @@
+const GIB = 1024 ** 3;
+/** Writable again once below this share of the limit, so a server does not flap at the edge. */
+const RELEASE_BELOW = 0.9;
+
+/** What the watch does about a server's size: stop its writes, allow them again, or nothing. */
+export type StorageAction = 'make-read-only' | 'make-writable' | 'none';
+
+/**
+ * The storage limit: a database whose data reaches `storage` GiB turns read-only; it turns
+ * writable again once below 90% of the limit.
+ */
+export function storageAction(
+  usedBytes: number,
+  storageGib: number,
+  readOnlyNow: boolean,
+): StorageAction {
+  const limit = storageGib * GIB;
+  if (!readOnlyNow && usedBytes >= limit) return 'make-read-only';
+  if (readOnlyNow && usedBytes < limit * RELEASE_BELOW) return 'make-writable';
+  return 'none';
+}
