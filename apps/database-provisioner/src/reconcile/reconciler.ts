@@ -49,6 +49,8 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     }
     for (const serverId of await this.driver.list()) {
       if (known.has(serverId)) continue;
+      // A database created since the records were read has its server by now: look again.
+      if (await this.databases.existsBy({ platformServiceId: serverId })) continue;
       this.logger.warn(`server ${serverId} has no record; removing it`);
       await this.driver.destroy(serverId);
     }
