@@ -2,7 +2,7 @@ import type { DynamicModule, Provider } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { HealthController, SERVICE_NAME } from '@pgcloud/messaging';
-import { ensureMetadataSchema } from '@pgcloud/postgres';
+import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { AuthController } from './auth.controller.js';
 import { AuthServiceConfig } from './config.js';
 import { DeviceFlow } from './device/device-flow.js';
@@ -26,19 +26,11 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        TypeOrmModule.forRootAsync({
-          useFactory: async () => {
-            await ensureMetadataSchema(config.DATABASE_URL, AUTH_SCHEMA);
-            return {
-              type: 'postgres',
-              url: config.DATABASE_URL,
-              schema: AUTH_SCHEMA,
-              entities: ENTITIES,
-              migrations: [CreateAuth1763770000000],
-              migrationsRun: true,
-              synchronize: false,
-            };
-          },
+        metadataTypeOrmModule({
+          databaseUrl: config.DATABASE_URL,
+          schema: AUTH_SCHEMA,
+          entities: ENTITIES,
+          migrations: [CreateAuth1763770000000],
         }),
         TypeOrmModule.forFeature(ENTITIES),
       ],

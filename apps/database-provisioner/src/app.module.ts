@@ -9,7 +9,7 @@ import {
   ServiceClient,
   rmqClientOptions,
 } from '@pgcloud/messaging';
-import { ensureMetadataSchema } from '@pgcloud/postgres';
+import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ProvisionerConfig } from './config.js';
 import { loadEncryptionKey } from './credentials/encryption-key.js';
 import { SecretBox } from './credentials/secret-box.js';
@@ -34,19 +34,11 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        TypeOrmModule.forRootAsync({
-          useFactory: async () => {
-            await ensureMetadataSchema(config.DATABASE_URL, PROVISIONER_SCHEMA);
-            return {
-              type: 'postgres',
-              url: config.DATABASE_URL,
-              schema: PROVISIONER_SCHEMA,
-              entities: ENTITIES,
-              migrations: [CreateDatabases1763780000000, StorageLimit1763790000000],
-              migrationsRun: true,
-              synchronize: false,
-            };
-          },
+        metadataTypeOrmModule({
+          databaseUrl: config.DATABASE_URL,
+          schema: PROVISIONER_SCHEMA,
+          entities: ENTITIES,
+          migrations: [CreateDatabases1763780000000, StorageLimit1763790000000],
         }),
         TypeOrmModule.forFeature(ENTITIES),
       ],

@@ -10,7 +10,7 @@ import {
   rmqClientOptions,
 } from '@pgcloud/messaging';
 import { DatabasesClient } from './databases-client/databases.client.js';
-import { ensureMetadataSchema } from '@pgcloud/postgres';
+import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ProjectServiceConfig } from './config.js';
 import { CreateProjects1763770000000 } from './migrations/1763770000000-create-projects.js';
 import { ProjectEntity } from './projects/project.entity.js';
@@ -27,19 +27,11 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        TypeOrmModule.forRootAsync({
-          useFactory: async () => {
-            await ensureMetadataSchema(config.DATABASE_URL, PROJECTS_SCHEMA);
-            return {
-              type: 'postgres',
-              url: config.DATABASE_URL,
-              schema: PROJECTS_SCHEMA,
-              entities: [ProjectEntity],
-              migrations: [CreateProjects1763770000000],
-              migrationsRun: true,
-              synchronize: false,
-            };
-          },
+        metadataTypeOrmModule({
+          databaseUrl: config.DATABASE_URL,
+          schema: PROJECTS_SCHEMA,
+          entities: [ProjectEntity],
+          migrations: [CreateProjects1763770000000],
         }),
         TypeOrmModule.forFeature([ProjectEntity]),
       ],

@@ -4,3 +4,4 @@ export * from './os-user.js';
 export * from './scram.js';
 export * from './certificates.js';
 export * from './tls-login.js';
+export * from './metadata-typeorm.js';

@@ -19,17 +19,19 @@ export async function runUp(): Promise<void> {
     `\npgcloud is up.\n  API:               ${stack.baseUrl}\n  Verification page: ${stack.env['PUBLIC_BASE_URL']}/device\nPress Ctrl-C to stop.\n`,
   );
   let stopping = false;
-  const stop = (): void => {
+  const stop = (signal: NodeJS.Signals): void => {
     if (stopping) return;
     stopping = true;
     console.log('\nstopping pgcloud ...');
-    stack.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        console.error(err);
-        process.exit(1);
-      },
-    );
+    const reraise = (): void => {
+      // Cleanup done: end the way the signal would have ended us, with its exit status.
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    };
+    stack.stop().then(reraise, (err: unknown) => {
+      console.error(err);
+      reraise();
+    });
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
