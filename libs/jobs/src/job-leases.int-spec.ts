@@ -93,16 +93,16 @@ describe('job leases on the real PostgreSQL', { timeout: 60_000 }, () => {
     let secondCalls = 0;
     const slow = async (): Promise<void> => {
       firstCalls += 1;
-      await sleep(2500);
+      await sleep(5000);
     };
-    db.runner({ leaseSeconds: 1, handlers: { slow } });
+    db.runner({ leaseSeconds: 2, handlers: { slow } });
     await enqueue(dataSource, { type: 'slow', key: 'k', payload: {} });
     await waitFor('claimed', db.statusIs('slow', 'k', 'running'));
     db.runner({
-      leaseSeconds: 1,
+      leaseSeconds: 2,
       handlers: { slow: () => Promise.resolve(void (secondCalls += 1)) },
     });
-    await waitFor('done', db.statusIs('slow', 'k', 'done'), 6000);
+    await waitFor('done', db.statusIs('slow', 'k', 'done'), 12000);
     assert.equal(firstCalls, 1);
     assert.equal(secondCalls, 0);
     assert.equal((await db.job('slow', 'k')).attempts, 1);

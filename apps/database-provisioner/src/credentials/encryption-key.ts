@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Logger } from '@nestjs/common';
 
@@ -18,8 +18,11 @@ export function loadEncryptionKey(configured: string | undefined, dataDir: strin
   if (!existsSync(file)) {
     // DATA_DIR itself stays open to PostgreSQL's OS user; only keys/ is closed.
     mkdirSync(dataDir, { recursive: true, mode: 0o755 });
-    mkdirSync(dirname(file), { mode: 0o700 });
-    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // Written whole under another name, then renamed: a crash never leaves half a key.
+    const partial = `${file}.${process.pid}.partial`;
+    writeFileSync(partial, randomBytes(32).toString('base64'), { mode: 0o600 });
+    renameSync(partial, file);
     new Logger('Credentials').warn(
       `ENCRYPTION_KEY is not set: generated one in ${file}; keep it safe`,
     );

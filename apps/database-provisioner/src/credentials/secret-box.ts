@@ -26,7 +26,9 @@ export class SecretBox {
     const [version, iv, tag, body] = sealed.split(':');
     if (version !== VERSION || !iv || !tag || body === undefined)
       throw new Error('not a sealed secret');
-    const decipher = createDecipheriv(ALGORITHM, this.key, Buffer.from(iv, 'base64url'));
+    const decipher = createDecipheriv(ALGORITHM, this.key, Buffer.from(iv, 'base64url'), {
+      authTagLength: 16,
+    });
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([
       decipher.update(Buffer.from(body, 'base64url')),

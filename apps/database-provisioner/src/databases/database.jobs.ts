@@ -126,11 +126,39 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     }
   }
 
+  /**
+   * Runs work on one server while holding its lock (a PostgreSQL advisory lock on the
+   * metadata database), so provisioning, removal and reconcile never act on it at once.
+   */
+  async withServerLock<T>(serverId: string, work: () => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query('SELECT pg_advisory_lock(hashtext($1))', [serverId]);
+      try {
+        return await work();
+      } finally {
+        await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [serverId]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
   private async provision(job: Job<DatabaseJobPayload>): Promise<void> {
-    const ctx = { requestId: job.payload.request_id };
     const record = await this.dataSource
       .getRepository(DatabaseEntity)
       .findOneBy({ id: job.payload.database_id });
+    if (!record || record.status !== 'provisioning') return;
+    await this.withServerLock(record.platformServiceId, () => this.provisionLocked(job, record));
+  }
+
+  private async provisionLocked(
+    job: Job<DatabaseJobPayload>,
+    stale: DatabaseEntity,
+  ): Promise<void> {
+    const ctx = { requestId: job.payload.request_id };
+    const record = await this.dataSource.getRepository(DatabaseEntity).findOneBy({ id: stale.id });
     if (!record || record.status !== 'provisioning') return;
     const credentials = await this.dataSource
       .getRepository(CredentialsEntity)
@@ -144,7 +172,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
       replicationPassword: this.secrets.open(credentials.replicationPasswordSealed),
       config: record.config,
     });
-    await checkTlsLogin({
+    const encrypted = await checkTlsLogin({
       host: endpoint.host,
       port: endpoint.port,
       database: record.name,
@@ -152,6 +180,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
       password,
       caPem: await this.driver.caCertificate(),
     });
+    if (!encrypted) throw new Error('the login succeeded without TLS');
     const moved = await this.dataSource
       .getRepository(DatabaseEntity)
       .update({ id: record.id, status: 'provisioning' }, { status: 'running', error: null });
@@ -159,8 +188,10 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
       this.logger.log(`[${ctx.requestId}] database ${record.id} running on port ${record.port}`);
       await this.announce(ctx, { ...record, status: 'running' });
     } else {
-      // Deleted while it was being made: its removal job takes the server away.
+      // Deleted while it was being made; the removal waits for this lock, then finds the
+      // server, but removing it here too leaves nothing to chance.
       this.logger.log(`[${ctx.requestId}] database ${record.id} was deleted while provisioning`);
+      await this.driver.destroy(record.platformServiceId);
     }
   }
 
@@ -168,7 +199,9 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     const repository = this.dataSource.getRepository(DatabaseEntity);
     const record = await repository.findOneBy({ id: job.payload.database_id });
     if (!record) return;
-    await this.driver.destroy(record.platformServiceId);
+    await this.withServerLock(record.platformServiceId, () =>
+      this.driver.destroy(record.platformServiceId),
+    );
     await repository.delete({ id: record.id, status: 'deleting' });
     this.logger.log(`[${job.payload.request_id}] database ${record.id} and its server are gone`);
   }
@@ -184,22 +217,24 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     }
     const record = await manager.findOneBy(DatabaseEntity, { id: job.payload.database_id });
     if (!record) return;
-    const error = `provisioning failed: ${reason}`.slice(0, 500);
+    // The API shows a short reason; the detail (tool output, paths) stays in the log.
+    const error = 'The server could not be made ready; create the database again.';
+    this.logger.error(`[${job.payload.request_id}] provisioning ${record.id} failed: ${reason}`);
     const moved = await manager.update(
       DatabaseEntity,
       { id: record.id, status: 'provisioning' },
       { status: 'failed', error },
     );
+    if (moved.affected !== 1) return; // it moved on (running, deleting): its server is not ours to remove
     // A failed database holds no data; its server would only take a port and memory.
     await this.driver
       .destroy(record.platformServiceId)
       .catch((err: unknown) =>
         this.logger.warn(`cleanup of ${record.platformServiceId}: ${String(err)}`),
       );
-    if (moved.affected === 1)
-      await this.announce(
-        { requestId: job.payload.request_id },
-        { ...record, status: 'failed', error },
-      );
+    await this.announce(
+      { requestId: job.payload.request_id },
+      { ...record, status: 'failed', error },
+    );
   }
 }

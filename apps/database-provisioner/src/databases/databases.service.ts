@@ -37,10 +37,10 @@ export class DatabasesService {
 
   async create(ctx: RequestContext, request: CreateDatabaseRequest): Promise<Database> {
     const ownerId = requireUser(ctx);
-    const project = await this.projects.check(ctx, request.project_id);
-    const region = request.region ?? project.default_region;
+    // Validation (400) before existence (404): the region list does not depend on the project.
     const regions = await this.projects.regions(ctx);
-    if (!regions.some((r) => r.id === region)) {
+    const region = request.region;
+    if (region !== undefined && !regions.some((r) => r.id === region)) {
       throw new DomainError('VALIDATION_ERROR', 'The request is not valid.', [
         {
           field: 'region',
@@ -48,6 +48,7 @@ export class DatabasesService {
         },
       ]);
     }
+    const project = await this.projects.check(ctx, request.project_id);
     const config: DatabaseConfig = { ...DEFAULT_CONFIG, ...request.config };
     const inProject = await this.databases.countBy({
       projectId: project.id,
@@ -58,7 +59,7 @@ export class DatabasesService {
       ownerId,
       projectId: project.id,
       name: request.name,
-      region,
+      region: region ?? project.default_region,
       config,
     });
     this.logger.log(
@@ -166,7 +167,7 @@ export class DatabasesService {
             passwordSealed: this.secrets.seal(newPassword()),
             replicationPasswordSealed: this.secrets.seal(newPassword()),
           });
-          await this.jobs.enqueueProvision(manager, record.id);
+          await this.jobs.enqueueProvision(manager, record.id, ctx.requestId);
         });
         return this.databases.findOneByOrFail({ id: record.id });
       } catch (err) {

@@ -42,21 +42,39 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     const records = await this.databases.find();
     const known = new Set(records.map((record) => record.platformServiceId));
     for (const record of records) {
-      if (record.status === 'running' || record.status === 'restoring')
-        await this.keepRunning(record);
-      if (record.status === 'provisioning' || record.status === 'deleting')
-        await this.jobs.requeue(record);
+      // One server that will not start must not keep the others from being looked after.
+      await this.step(`database ${record.id}`, async () => {
+        if (record.status === 'running' || record.status === 'restoring') {
+          await this.jobs.withServerLock(record.platformServiceId, () => this.keepRunning(record));
+        }
+        if (record.status === 'provisioning' || record.status === 'deleting')
+          await this.jobs.requeue(record);
+      });
     }
     for (const serverId of await this.driver.list()) {
       if (known.has(serverId)) continue;
-      // A database created since the records were read has its server by now: look again.
-      if (await this.databases.existsBy({ platformServiceId: serverId })) continue;
-      this.logger.warn(`server ${serverId} has no record; removing it`);
-      await this.driver.destroy(serverId);
+      await this.step(`server ${serverId}`, async () => {
+        // A database created since the records were read has its server by now: look again.
+        if (await this.databases.existsBy({ platformServiceId: serverId })) return;
+        this.logger.warn(`server ${serverId} has no record; removing it`);
+        await this.jobs.withServerLock(serverId, () => this.driver.destroy(serverId));
+      });
     }
   }
 
-  private async keepRunning(record: DatabaseEntity): Promise<void> {
+  private async step(what: string, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      this.logger.error(
+        `reconcile of ${what} failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+
+  private async keepRunning(stale: DatabaseEntity): Promise<void> {
+    const record = await this.databases.findOneBy({ id: stale.id });
+    if (!record || (record.status !== 'running' && record.status !== 'restoring')) return;
     const state = await this.driver.state(record.platformServiceId);
     if (state === 'running') {
       if (record.status === 'running') await this.watchStorage(record);

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
+  IsNotIn,
   IsNumber,
   IsOptional,
   IsString,
@@ -14,6 +15,14 @@ import {
 
 /** Database names: lowercase letters, digits, `_` and `-`, a letter first, 1 to 63 long. */
 export const DATABASE_NAME_PATTERN = /^[a-z][a-z0-9_-]*$/;
+
+/** Names PostgreSQL or pgcloud keep for themselves inside every server. */
+export const RESERVED_DATABASE_NAMES = [
+  'postgres',
+  'template0',
+  'template1',
+  'pgcloud_replication',
+];
 
 /** A server's size: vCPUs, GiB of memory, GiB of storage (decisions.md section 5). */
 export class DatabaseConfigDto {
@@ -60,6 +69,8 @@ export class CreateDatabaseDto {
     message:
       'name may hold only lowercase letters, digits, underscores and hyphens, and must start with a letter',
   })
+  @Matches(/^(?!pg_)/, { message: 'name must not start with pg_ (reserved by PostgreSQL)' })
+  @IsNotIn(RESERVED_DATABASE_NAMES, { message: 'name is reserved' })
   name: string;
 
   @ApiPropertyOptional({
