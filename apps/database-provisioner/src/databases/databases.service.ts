@@ -50,11 +50,7 @@ export class DatabasesService {
     }
     const project = await this.projects.check(ctx, request.project_id);
     const config: DatabaseConfig = { ...DEFAULT_CONFIG, ...request.config };
-    const inProject = await this.databases.countBy({
-      projectId: project.id,
-      status: Not('deleting'),
-    });
-    assertWithinTier(ctx.tier, config, inProject, this.freeLimits());
+    assertWithinTier(ctx.tier, config, 0, this.freeLimits()); // config first, count under the lock
     const record = await this.insert(ctx, {
       ownerId,
       projectId: project.id,
@@ -161,6 +157,13 @@ export class DatabasesService {
       });
       try {
         await this.dataSource.transaction(async (manager) => {
+          // Creates in one project take turns, so two at once cannot both pass the quota.
+          await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [fields.projectId]);
+          const inProject = await manager.countBy(DatabaseEntity, {
+            projectId: fields.projectId,
+            status: Not('deleting'),
+          });
+          assertWithinTier(ctx.tier, fields.config, inProject, this.freeLimits());
           await manager.insert(DatabaseEntity, record);
           await manager.insert(CredentialsEntity, {
             databaseId: record.id,
