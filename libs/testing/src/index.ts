@@ -9,3 +9,4 @@ export * from './isolation.js';
 export * from './private-rabbitmq.js';
 export * from './secret-scan.js';
 export * from './local-servers.js';
+export * from './local-s3.js';

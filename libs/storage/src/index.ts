@@ -1,0 +1,2 @@
+export * from './object-store.js';
+export * from './settings.js';

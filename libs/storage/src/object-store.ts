@@ -1,0 +1,259 @@
+import type { Readable } from 'node:stream';
+import { Transform, pipeline } from 'node:stream';
+import {
+  AbortMultipartUploadCommand,
+  CreateBucketCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+
+/** Where the objects live and who we are there. */
+export interface ObjectStoreOptions {
+  endpoint: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  bucket: string;
+  /** Bucket in the path, not the host name: what RGW, MinIO and a bare IP need. */
+  forcePathStyle?: boolean;
+}
+
+/** An object as a listing shows it. */
+export interface StoredObject {
+  key: string;
+  size: number;
+  lastModified?: Date;
+}
+
+/** A multipart upload that was started and neither completed nor aborted. */
+export interface IncompleteUpload {
+  key: string;
+  uploadId: string;
+  initiated?: Date;
+}
+
+// 8 MiB parts, two at a time: at most 16 MiB of a stream in memory per upload.
+const PART_SIZE = 8 * 1024 * 1024;
+const PARTS_IN_FLIGHT = 2;
+// DeleteObjects takes at most 1000 keys.
+const DELETE_BATCH = 1000;
+
+/** One bucket of an S3-compatible store: streamed uploads, pre-signed downloads, cleanup. */
+export class ObjectStore {
+  readonly bucket: string;
+  private readonly client: S3Client;
+
+  constructor(options: ObjectStoreOptions) {
+    this.bucket = options.bucket;
+    this.client = new S3Client({
+      endpoint: options.endpoint,
+      region: options.region,
+      credentials: {
+        accessKeyId: options.accessKeyId,
+        secretAccessKey: options.secretAccessKey,
+      },
+      forcePathStyle: options.forcePathStyle ?? true,
+      // The SDK's default CRC checksums are not understood by every S3-compatible store
+      // (older RGW, s3rver); send and check them only where S3 requires them.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+
+  /** Makes the bucket unless it exists; safe to call at every start. */
+  async ensureBucket(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+      return;
+    } catch (err) {
+      if (httpStatus(err) !== 404) throw err;
+    }
+    try {
+      await this.client.send(new CreateBucketCommand({ Bucket: this.bucket }));
+    } catch (err) {
+      // Another process made it between our two requests.
+      if (!(err instanceof S3ServiceException && err.name === 'BucketAlreadyOwnedByYou')) throw err;
+    }
+  }
+
+  /**
+   * Streams `body` to `key` in parts, so its length need not be known; answers the bytes
+   * stored. When the stream or a request fails, the multipart upload is aborted, so no
+   * parts are left to take space.
+   */
+  async uploadStream(
+    key: string,
+    body: Readable,
+    options: { contentType?: string } = {},
+  ): Promise<{ size: number }> {
+    let size = 0;
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        size += chunk.length;
+        callback(null, chunk);
+      },
+    });
+    // pipeline destroys `counted` with the source's error, which fails the upload's read.
+    pipeline(body, counted, () => {});
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.bucket, Key: key, Body: counted, ContentType: options.contentType },
+      partSize: PART_SIZE,
+      queueSize: PARTS_IN_FLIGHT,
+      leavePartsOnError: false,
+    });
+    await upload.done();
+    return { size };
+  }
+
+  /**
+   * A URL that downloads `key` without credentials until it expires; with `downloadFileName`
+   * the browser saves it under that name.
+   */
+  presignedGet(
+    key: string,
+    options: { expiresInSeconds: number; downloadFileName?: string },
+  ): Promise<string> {
+    const command = new GetObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ResponseContentDisposition:
+        options.downloadFileName === undefined
+          ? undefined
+          : attachmentDisposition(options.downloadFileName),
+    });
+    return getSignedUrl(this.client, command, { expiresIn: options.expiresInSeconds });
+  }
+
+  /** The object's bytes as a stream. */
+  async getStream(key: string): Promise<Readable> {
+    const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    if (!out.Body) throw new Error(`object ${key} has no body`);
+    return out.Body as Readable;
+  }
+
+  /** Removes one object; removing a missing one is no error, as in S3. */
+  async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  /** Removes every object whose key starts with `prefix`; answers how many. */
+  async deletePrefix(prefix: string): Promise<number> {
+    let deleted = 0;
+    const objects = await this.list(prefix);
+    for (let i = 0; i < objects.length; i += DELETE_BATCH) {
+      const batch = objects.slice(i, i + DELETE_BATCH);
+      const out = await this.client.send(
+        new DeleteObjectsCommand({
+          Bucket: this.bucket,
+          Delete: { Objects: batch.map((o) => ({ Key: o.key })), Quiet: true },
+        }),
+      );
+      // DeleteObjects answers 200 even when some keys failed; those are in Errors.
+      const failed = out.Errors ?? [];
+      if (failed.length > 0) {
+        const first = failed[0];
+        throw new Error(
+          `could not delete ${failed.length} object(s) under ${prefix}, ` +
+            `first ${first?.Key}: ${first?.Code} ${first?.Message}`,
+        );
+      }
+      deleted += batch.length;
+    }
+    return deleted;
+  }
+
+  /** Every object whose key starts with `prefix`, in key order. */
+  async list(prefix: string): Promise<StoredObject[]> {
+    const found: StoredObject[] = [];
+    let token: string | undefined;
+    do {
+      const out = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+      );
+      for (const o of out.Contents ?? []) {
+        if (o.Key !== undefined)
+          found.push({ key: o.Key, size: o.Size ?? 0, lastModified: o.LastModified });
+      }
+      token = out.IsTruncated ? out.NextContinuationToken : undefined;
+    } while (token);
+    return found;
+  }
+
+  /** Multipart uploads under `prefix` that were neither completed nor aborted. */
+  async listIncompleteUploads(prefix: string): Promise<IncompleteUpload[]> {
+    const found: IncompleteUpload[] = [];
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    for (;;) {
+      const out = await this.client.send(
+        new ListMultipartUploadsCommand({
+          Bucket: this.bucket,
+          Prefix: prefix,
+          KeyMarker: keyMarker,
+          UploadIdMarker: uploadIdMarker,
+        }),
+      );
+      for (const u of out.Uploads ?? []) {
+        if (u.Key !== undefined && u.UploadId !== undefined)
+          found.push({ key: u.Key, uploadId: u.UploadId, initiated: u.Initiated });
+      }
+      if (!out.IsTruncated) return found;
+      keyMarker = out.NextKeyMarker;
+      uploadIdMarker = out.NextUploadIdMarker;
+    }
+  }
+
+  /**
+   * Aborts the incomplete multipart uploads under `prefix`, freeing their parts; answers
+   * how many.
+   */
+  async abortIncompleteUploads(prefix: string): Promise<number> {
+    const uploads = await this.listIncompleteUploads(prefix);
+    for (const u of uploads) {
+      try {
+        await this.client.send(
+          new AbortMultipartUploadCommand({
+            Bucket: this.bucket,
+            Key: u.key,
+            UploadId: u.uploadId,
+          }),
+        );
+      } catch (err) {
+        // Completed or aborted by its owner since we listed it.
+        if (httpStatus(err) !== 404) throw err;
+      }
+    }
+    return uploads.length;
+  }
+
+  /** Closes the client's connections. */
+  close(): void {
+    this.client.destroy();
+  }
+}
+
+/**
+ * Content-Disposition for a download under `fileName`: a plain ASCII `filename` for old
+ * clients and an RFC 5987 `filename*` that keeps any character.
+ */
+export function attachmentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  const encoded = encodeURIComponent(fileName).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+function httpStatus(err: unknown): number | undefined {
+  return err instanceof S3ServiceException ? err.$metadata.httpStatusCode : undefined;
+}
