@@ -1,7 +1,17 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { CommonEnv, validateEnv } from '@pgcloud/config';
-import { IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsIP,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+} from 'class-validator';
 
 /** database-provisioner settings (see .env.example). */
 export class ProvisionerConfig extends CommonEnv {
@@ -26,8 +36,8 @@ export class ProvisionerConfig extends CommonEnv {
   @IsString()
   DATABASE_HOST: string = '127.0.0.1';
 
-  /** The address local servers listen on. */
-  @IsString()
+  /** The one address local servers listen on (0.0.0.0 for every IPv4 interface). */
+  @IsIP(undefined, { message: 'must be one IP address, such as 127.0.0.1 or 0.0.0.0' })
   DATABASE_LISTEN_ADDRESS: string = '127.0.0.1';
 
   /** Ports for local servers, `first-last`. */

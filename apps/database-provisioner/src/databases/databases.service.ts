@@ -11,6 +11,7 @@ import type {
   RequestContext,
 } from '@pgcloud/contracts';
 import { DomainError, newId } from '@pgcloud/contracts';
+import { requireUser } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DataSource, In, Not, Repository } from 'typeorm';
 import { ProvisionerConfig } from '../config.js';
@@ -210,11 +211,6 @@ export class DatabasesService {
       storage: this.config.FREE_MAX_STORAGE,
     };
   }
-}
-
-function requireUser(ctx: RequestContext): string {
-  if (!ctx.userId) throw new DomainError('AUTH_REQUIRED', 'This operation needs a signed-in user.');
-  return ctx.userId;
 }
 
 /** 32 random bytes in base64url: URL-safe, so the connection string needs no escaping. */

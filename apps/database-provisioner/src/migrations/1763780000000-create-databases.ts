@@ -1,4 +1,4 @@
-import { jobsTableSql } from '@pgcloud/jobs';
+import { dropJobsTableSql, jobsTableSql } from '@pgcloud/jobs';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class CreateDatabases1763780000000 implements MigrationInterface {
@@ -39,8 +39,7 @@ export class CreateDatabases1763780000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(
-      `DROP TABLE provisioner.jobs, provisioner.credentials, provisioner.databases`,
-    );
+    await queryRunner.query(dropJobsTableSql('provisioner'));
+    await queryRunner.query(`DROP TABLE provisioner.credentials, provisioner.databases`);
   }
 }

@@ -9,7 +9,7 @@ import type {
   RequestContext,
 } from '@pgcloud/contracts';
 import { DomainError, PROJECT_EVENTS, isId, newId } from '@pgcloud/contracts';
-import { EventPublisher } from '@pgcloud/messaging';
+import { EventPublisher, requireUser } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { Repository } from 'typeorm';
 import { DatabasesClient } from '../databases-client/databases.client.js';
@@ -121,11 +121,6 @@ export class ProjectsService {
     if (!project) throw new DomainError('PROJECT_NOT_FOUND', `Project ${id} was not found.`);
     return project;
   }
-}
-
-function requireUser(ctx: RequestContext): string {
-  if (!ctx.userId) throw new DomainError('AUTH_REQUIRED', 'This operation needs a signed-in user.');
-  return ctx.userId;
 }
 
 function toProject(entity: ProjectEntity): Project {
