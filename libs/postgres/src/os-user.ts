@@ -18,7 +18,11 @@ export interface RunAsOptions {
   env?: Record<string, string>;
   /** Defaults to `/`, which every user can enter (initdb warns in a directory it cannot). */
   cwd?: string;
+  /** The command is killed past this (default 5 minutes): a hung tool must not hold a job forever. */
+  timeoutMs?: number;
 }
+
+const DEFAULT_TOOL_TIMEOUT_MS = 5 * 60_000;
 
 /** What a finished command printed. */
 export interface CommandOutput {
@@ -87,6 +91,8 @@ export function runAsOsUser(
       cwd: options.cwd ?? '/',
       env: { ...BASE_ENV, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+      killSignal: 'SIGKILL',
       ...(osUser.switchUser ? { uid: osUser.uid, gid: osUser.gid } : {}),
     });
     const stdout: Buffer[] = [];

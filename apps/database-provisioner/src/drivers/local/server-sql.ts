@@ -83,6 +83,8 @@ export async function withSuperuser<T>(
     user: SUPERUSER,
     database: 'postgres',
     connectionTimeoutMillis: timeoutMs,
+    // A server that accepts the connection and then hangs must not hold reconcile or a job.
+    query_timeout: 60_000,
   });
   client.on('error', () => undefined); // a server going away mid-session rejects the query
   try {
