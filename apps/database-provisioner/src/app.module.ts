@@ -1,14 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
-import { ClientProxyFactory } from '@nestjs/microservices';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import {
-  EventPublisher,
-  HealthController,
-  SERVICE_NAME,
-  ServiceClient,
-  rmqClientOptions,
-} from '@pgcloud/messaging';
+import { EventPublisher, HealthController, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ProvisionerConfig } from './config.js';
 import { loadEncryptionKey } from './credentials/encryption-key.js';
@@ -65,13 +58,7 @@ export class AppModule {
         {
           provide: ProjectsClient,
           useFactory: () =>
-            new ProjectsClient(
-              new ServiceClient(
-                'project-service',
-                ClientProxyFactory.create(rmqClientOptions(config, 'projects')),
-                config.RPC_TIMEOUT_MS,
-              ),
-            ),
+            new ProjectsClient(ServiceClient.connect(config, 'projects', config.RPC_TIMEOUT_MS)),
         },
         DatabaseJobs,
         DatabasesService,

@@ -1,14 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ClientProxyFactory } from '@nestjs/microservices';
-import {
-  EventPublisher,
-  HealthController,
-  SERVICE_NAME,
-  ServiceClient,
-  rmqClientOptions,
-} from '@pgcloud/messaging';
+import { EventPublisher, HealthController, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
 import { DatabasesClient } from './databases-client/databases.client.js';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ProjectServiceConfig } from './config.js';
@@ -43,13 +36,7 @@ export class AppModule {
         {
           provide: DatabasesClient,
           useFactory: () =>
-            new DatabasesClient(
-              new ServiceClient(
-                'database-provisioner',
-                ClientProxyFactory.create(rmqClientOptions(config, 'databases')),
-                config.RPC_TIMEOUT_MS,
-              ),
-            ),
+            new DatabasesClient(ServiceClient.connect(config, 'databases', config.RPC_TIMEOUT_MS)),
         },
         RegionsService,
         ProjectsService,

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { Logger } from '@nestjs/common';
 import type { Project } from '@pgcloud/contracts';
 import type { SignedIn, SuccessBody } from '@pgcloud/testing';
-import { ApiClient, Stack, signIn } from '@pgcloud/testing';
+import { ApiClient, Stack, runBench, signIn } from '@pgcloud/testing';
 import { startBaseline } from './baseline.js';
 import { runLoad } from './load.js';
 import type { Measurement } from './report.js';
@@ -97,39 +97,11 @@ async function bench(seconds: number, cleanups: (() => Promise<void>)[]): Promis
   return formatReport(measurements, 'gateway', 'baseline');
 }
 
-/** Runs every cleanup even when one fails, so no process or test database is left behind. */
-async function runCleanups(cleanups: (() => Promise<void>)[]): Promise<void> {
-  for (const cleanup of cleanups.splice(0)) {
-    try {
-      await cleanup();
-    } catch (err) {
-      console.error('cleanup failed:', err);
-      process.exitCode = 1;
-    }
-  }
-}
-
-async function main(): Promise<void> {
-  const cleanups: (() => Promise<void>)[] = [];
-  // Ctrl-C mid-run still stops the apps and drops the stack's database.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      void runCleanups(cleanups).finally(() => process.exit(130));
-    });
-  }
-  try {
-    const seconds = benchSeconds();
-    console.log(
-      `GET /projects of ${PROJECT_COUNT} projects, ${seconds} s per run ` +
-        `after ${WARMUP_SECONDS} s of warm-up; latencies in ms\n`,
-    );
-    console.log(await bench(seconds, cleanups));
-  } catch (err) {
-    console.error('bench failed:', err);
-    process.exitCode = 1;
-  } finally {
-    await runCleanups(cleanups);
-  }
-}
-
-await main();
+await runBench(async (cleanups) => {
+  const seconds = benchSeconds();
+  console.log(
+    `GET /projects of ${PROJECT_COUNT} projects, ${seconds} s per run ` +
+      `after ${WARMUP_SECONDS} s of warm-up; latencies in ms\n`,
+  );
+  return bench(seconds, cleanups);
+});

@@ -2,7 +2,8 @@
 // reading `running`, beside a cluster made by hand (initdb, pg_ctl start, SELECT 1) on the
 // same machine in the same run. It only prints; nothing passes or fails on a number.
 import { Logger } from '@nestjs/common';
-import { ApiClient, Stack } from '@pgcloud/testing';
+import type { Cleanup } from '@pgcloud/testing';
+import { ApiClient, Stack, runBench } from '@pgcloud/testing';
 import { openBaseline } from './baseline.js';
 import { POLL_MS, createProject, deleteDatabases, signInPro, timeCreate } from './pgcloud.js';
 import { formatReport } from './report.js';
@@ -19,8 +20,6 @@ const STACK_ENV = {
 };
 /** The account PostgreSQL runs as when we are root, as the provisioner reads it. */
 const OS_USER = process.env['PG_OS_USER'] ?? 'postgres';
-
-type Cleanup = () => Promise<void>;
 
 function benchCount(): number {
   const raw = process.env['BENCH_COUNT'] ?? '10';
@@ -74,40 +73,12 @@ async function bench(count: number, cleanups: Cleanup[]): Promise<string> {
   );
 }
 
-/** Runs every cleanup even when one fails, so no server, temp dir or test database is left. */
-async function runCleanups(cleanups: Cleanup[]): Promise<void> {
-  for (const cleanup of cleanups.splice(0)) {
-    try {
-      await cleanup();
-    } catch (err) {
-      console.error('cleanup failed:', err);
-      process.exitCode = 1;
-    }
-  }
-}
-
-async function main(): Promise<void> {
-  const cleanups: Cleanup[] = [];
-  // Ctrl-C mid-run still deletes the databases, stops every server and the apps.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      void runCleanups(cleanups).finally(() => process.exit(130));
-    });
-  }
-  try {
-    const count = benchCount();
-    console.log(
-      `${count} databases created one after another, ms from POST to reading running ` +
-        `(polled every ${POLL_MS} ms);\nbaseline: ${count} times initdb, pg_ctl start and a first ` +
-        `SELECT 1 over the socket\n`,
-    );
-    console.log(await bench(count, cleanups));
-  } catch (err) {
-    console.error('bench failed:', err);
-    process.exitCode = 1;
-  } finally {
-    await runCleanups(cleanups);
-  }
-}
-
-await main();
+await runBench(async (cleanups) => {
+  const count = benchCount();
+  console.log(
+    `${count} databases created one after another, ms from POST to reading running ` +
+      `(polled every ${POLL_MS} ms);\nbaseline: ${count} times initdb, pg_ctl start and a first ` +
+      `SELECT 1 over the socket\n`,
+  );
+  return bench(count, cleanups);
+});

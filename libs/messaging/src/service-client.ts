@@ -1,8 +1,10 @@
 import { Logger } from '@nestjs/common';
 import type { ClientProxy } from '@nestjs/microservices';
-import { RmqRecordBuilder } from '@nestjs/microservices';
-import type { Message, RequestContext } from '@pgcloud/contracts';
-import { DomainError, isErrorBody } from '@pgcloud/contracts';
+import { ClientProxyFactory, RmqRecordBuilder } from '@nestjs/microservices';
+import type { Message, RequestContext, ServiceName } from '@pgcloud/contracts';
+import { DomainError, SERVICE_QUEUES, isErrorBody } from '@pgcloud/contracts';
+import type { BrokerSettings } from './rmq-options.js';
+import { rmqClientOptions } from './rmq-options.js';
 import { firstValueFrom, timeout } from 'rxjs';
 
 /**
@@ -18,6 +20,12 @@ export class ServiceClient {
     private readonly proxy: ClientProxy,
     private readonly timeoutMs: number,
   ) {}
+
+  /** A client of one service over the deployment's broker; close() it when done. */
+  static connect(broker: BrokerSettings, service: ServiceName, timeoutMs: number): ServiceClient {
+    const proxy = ClientProxyFactory.create(rmqClientOptions(broker, service));
+    return new ServiceClient(SERVICE_QUEUES[service], proxy, timeoutMs);
+  }
 
   /** Sends one request and waits for its answer. */
   async send<TResult, TPayload = unknown>(

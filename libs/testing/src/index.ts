@@ -10,3 +10,4 @@ export * from './private-rabbitmq.js';
 export * from './secret-scan.js';
 export * from './local-servers.js';
 export * from './local-s3.js';
+export * from './run-bench.js';

@@ -1,7 +1,5 @@
-import type { ClientProxy } from '@nestjs/microservices';
-import { ClientProxyFactory } from '@nestjs/microservices';
 import type { ServiceName } from '@pgcloud/contracts';
-import { ServiceClient, rmqClientOptions } from '@pgcloud/messaging';
+import { ServiceClient } from '@pgcloud/messaging';
 import pg from 'pg';
 import { loadLauncherEnv } from './launcher-env.js';
 import { dropIsolatedResources, isolatedEnv } from './stack.js';
@@ -12,7 +10,7 @@ import { dropIsolatedResources, isolatedEnv } from './stack.js';
  * talk to the service as the gateway does, SQL on its database, and a cleanup.
  */
 export class Isolation {
-  private readonly proxies: ClientProxy[] = [];
+  private readonly clients: ServiceClient[] = [];
   private pool: pg.Pool | undefined;
 
   private constructor(readonly env: Record<string, string>) {}
@@ -24,10 +22,9 @@ export class Isolation {
 
   /** A ServiceClient to the service's queue, closed by cleanup(). */
   client(service: ServiceName, timeoutMs = 5000): ServiceClient {
-    const broker = loadLauncherEnv(this.env);
-    const proxy = ClientProxyFactory.create(rmqClientOptions(broker, service));
-    this.proxies.push(proxy);
-    return new ServiceClient(service, proxy, timeoutMs);
+    const client = ServiceClient.connect(loadLauncherEnv(this.env), service, timeoutMs);
+    this.clients.push(client);
+    return client;
   }
 
   /** Runs SQL on the isolated metadata database. */
@@ -37,11 +34,7 @@ export class Isolation {
   }
 
   async cleanup(): Promise<void> {
-    await Promise.all(
-      this.proxies.map(async (proxy) => {
-        await proxy.close();
-      }),
-    );
+    await Promise.all(this.clients.map((client) => client.close()));
     await this.pool?.end();
     await dropIsolatedResources(this.env);
   }

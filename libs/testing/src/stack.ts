@@ -6,10 +6,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { ClientProxyFactory } from '@nestjs/microservices';
 import type { ServiceName } from '@pgcloud/contracts';
 import { HEALTH_PING } from '@pgcloud/contracts';
-import { ServiceClient, eventsExchange, queueName, rmqClientOptions } from '@pgcloud/messaging';
+import { ServiceClient, eventsExchange, queueName } from '@pgcloud/messaging';
 import amqp from 'amqplib';
 import pg from 'pg';
 import { freePort } from './free-port.js';
@@ -225,17 +224,14 @@ export class Stack {
     close(): Promise<void>;
   } {
     const broker = loadLauncherEnv({ ...process.env, ...this.env });
-    const proxy = ClientProxyFactory.create(rmqClientOptions(broker, service));
-    const client = new ServiceClient(service, proxy, 1000);
+    const client = ServiceClient.connect(broker, service, 1000);
     return {
       ping: () =>
         client.send(HEALTH_PING, { requestId: `stack-${this.id}` }, {}).then(
           () => true,
           () => false,
         ),
-      close: async () => {
-        await proxy.close();
-      },
+      close: () => client.close(),
     };
   }
 }
