@@ -1,7 +1,9 @@
 // `npm test`: lint, type check and build, then the unit, integration and e2e tests in one
 // run of node's test runner (the e2e suite starts its stack once, in its own process).
 import { execSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,6 +38,20 @@ const files = Object.entries(kinds)
   .flatMap(([, pattern]) =>
     ['libs', 'apps'].flatMap((dir) => testFiles(join(root, dir), pattern)).sort(),
   );
+
+// One local S3 (a single-node Ceph RGW) for the whole run, unless S3_ENDPOINT names one:
+// every stack and integration test gets its own bucket in it.
+let localS3;
+let s3Env = {};
+if (only !== 'unit') {
+  const { provideS3 } = await import('@pgcloud/testing');
+  const checkout = createHash('sha256').update(root).digest('hex').slice(0, 8);
+  console.log('\n== local S3 for this run (set S3_ENDPOINT to use another)');
+  ({ env: s3Env, localS3 } = await provideS3(
+    process.env,
+    join(tmpdir(), `pgcloud-s3-${checkout}`),
+  ));
+}
 console.log(`\n== tests: ${files.length} files`);
 const result = spawnSync(
   process.execPath,
@@ -43,6 +59,8 @@ const result = spawnSync(
   {
     cwd: root,
     stdio: 'inherit',
+    env: { ...process.env, ...s3Env },
   },
 );
+await localS3?.destroy();
 process.exit(result.status ?? 1);

@@ -5,6 +5,7 @@ import { PassportModule } from '@nestjs/passport';
 import { createValidationPipe } from '@pgcloud/messaging';
 import express from 'express';
 import { AuthController } from './auth/auth.controller.js';
+import { BackupsController } from './backups/backups.controller.js';
 import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
 import { BearerStrategy } from './auth/bearer.strategy.js';
 import { TokenCache } from './auth/token-cache.js';
@@ -27,6 +28,7 @@ export const BODY_LIMIT = '64kb';
 
 const CONTROLLERS = [
   DatabasesController,
+  BackupsController,
   CaCertificateController,
   HealthController,
   AuthController,

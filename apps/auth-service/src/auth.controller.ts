@@ -4,6 +4,7 @@ import type {
   DeviceStartRequest,
   DeviceVerifyRequest,
   LogoutRequest,
+  UserTiersRequest,
   VerifyTokenRequest,
 } from '@pgcloud/contracts';
 import { AUTH_PATTERNS, DeviceTokenDto, DomainError, RequestContext } from '@pgcloud/contracts';
@@ -44,6 +45,11 @@ export class AuthController {
   @MessagePattern(AUTH_PATTERNS.me)
   me(@MessageCtx() ctx: RequestContext) {
     return this.users.profile(signedIn(ctx));
+  }
+
+  @MessagePattern(AUTH_PATTERNS.tiers)
+  tiers(@MessageBody() body: UserTiersRequest) {
+    return this.users.tiers(Array.isArray(body.user_ids) ? body.user_ids.map(String) : []);
   }
 
   @MessagePattern(AUTH_PATTERNS.logout)

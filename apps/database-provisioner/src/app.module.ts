@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EventPublisher, HealthController, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
+import { BackupsClient } from './backups-client/backups.client.js';
 import { ProvisionerConfig } from './config.js';
 import { loadEncryptionKey } from './credentials/encryption-key.js';
 import { SecretBox } from './credentials/secret-box.js';
@@ -59,6 +60,11 @@ export class AppModule {
           provide: ProjectsClient,
           useFactory: () =>
             new ProjectsClient(ServiceClient.connect(config, 'projects', config.RPC_TIMEOUT_MS)),
+        },
+        {
+          provide: BackupsClient,
+          useFactory: () =>
+            new BackupsClient(ServiceClient.connect(config, 'backups', config.RPC_TIMEOUT_MS)),
         },
         DatabaseJobs,
         DatabasesService,

@@ -27,6 +27,7 @@ export const SERVICE_QUEUES = {
   auth: 'auth-service',
   projects: 'project-service',
   databases: 'database-provisioner',
+  backups: 'backup-service',
 } as const;
 
 /** A service the gateway talks to. */

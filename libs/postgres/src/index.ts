@@ -5,3 +5,4 @@ export * from './scram.js';
 export * from './certificates.js';
 export * from './tls-login.js';
 export * from './metadata-typeorm.js';
+export * from './base-backup.js';

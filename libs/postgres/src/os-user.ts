@@ -30,9 +30,12 @@ export interface CommandOutput {
   stderr: string;
 }
 
-// Children get a fixed, minimal environment: an inherited PGHOST, PGPASSWORD or LANG
+// Children (PostgreSQL tools) get a fixed, minimal environment: an inherited PGHOST, PGPASSWORD or LANG
 // must not change what a tool does, and nothing secret should reach it by accident.
-const BASE_ENV: Record<string, string> = { PATH: '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' };
+export const BASE_ENV: Record<string, string> = {
+  PATH: '/usr/local/bin:/usr/bin:/bin',
+  LC_ALL: 'C',
+};
 const STDERR_LINES_IN_ERRORS = 8;
 
 /**

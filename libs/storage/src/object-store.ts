@@ -3,6 +3,7 @@ import { Transform, pipeline } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CreateBucketCommand,
+  DeleteBucketCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
@@ -233,6 +234,22 @@ export class ObjectStore {
       }
     }
     return uploads.length;
+  }
+
+  /**
+   * Empties the bucket (objects and unfinished uploads) and removes it; nothing when it
+   * does not exist. For throwaway buckets, such as a test run's.
+   */
+  async removeBucket(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    } catch (err) {
+      if (httpStatus(err) === 404) return;
+      throw err;
+    }
+    await this.abortIncompleteUploads('');
+    await this.deletePrefix('');
+    await this.client.send(new DeleteBucketCommand({ Bucket: this.bucket }));
   }
 
   /** Closes the client's connections. */

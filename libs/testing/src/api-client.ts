@@ -24,6 +24,12 @@ function rememberSecrets(body: unknown): void {
     const value = (data as Record<string, unknown>)[field];
     if (typeof value === 'string' && value.length >= 8) secrets.add(value);
   }
+  // A pre-signed URL's signature is a secret on its own too: it must not reach any log.
+  const download = (data as Record<string, unknown>)['download_url'];
+  if (typeof download === 'string') {
+    const signature = new URL(download).searchParams.get('X-Amz-Signature');
+    if (signature) secrets.add(signature);
+  }
   // A connection string's password is a secret on its own too.
   const connection = (data as Record<string, unknown>)['connection_string'];
   if (typeof connection === 'string') {

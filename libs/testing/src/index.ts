@@ -10,4 +10,5 @@ export * from './private-rabbitmq.js';
 export * from './secret-scan.js';
 export * from './local-servers.js';
 export * from './local-s3.js';
+export * from './run-s3.js';
 export * from './run-bench.js';

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { ServiceName } from '@pgcloud/contracts';
+import type { ObjectStore } from '@pgcloud/storage';
 import { HEALTH_PING } from '@pgcloud/contracts';
 import { ServiceClient, eventsExchange, queueName } from '@pgcloud/messaging';
 import amqp from 'amqplib';
@@ -14,8 +15,10 @@ import pg from 'pg';
 import { freePort } from './free-port.js';
 import type { LauncherEnv } from './launcher-env.js';
 import { loadLauncherEnv } from './launcher-env.js';
+import type { LocalS3 } from './local-s3.js';
 import { stopLocalServers } from './local-servers.js';
 import { missingPrerequisites } from './prerequisites.js';
+import { bucketOf, provideS3, removeRunBucket } from './run-s3.js';
 
 /** The repository's root, where `apps/` lives. */
 export const WORKSPACE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -25,6 +28,7 @@ export const STACK_APPS = [
   'auth-service',
   'project-service',
   'database-provisioner',
+  'backup-service',
   'api-gateway',
 ] as const;
 export type AppName = (typeof STACK_APPS)[number];
@@ -33,6 +37,7 @@ const SERVICE_OF: Partial<Record<AppName, ServiceName>> = {
   'auth-service': 'auth',
   'project-service': 'projects',
   'database-provisioner': 'databases',
+  'backup-service': 'backups',
 };
 const READY_TIMEOUT_MS = 60_000;
 
@@ -56,6 +61,8 @@ export class Stack {
   private static readonly logDirs: string[] = [];
   /** Running processes by instance name: the app's name, or `api-gateway-2` and so on. */
   private readonly children = new Map<string, ChildProcess>();
+  /** The local S3 this stack started (none when S3_ENDPOINT names one). */
+  private localS3: LocalS3 | undefined;
   readonly logDir: string;
   readonly baseUrl: string;
 
@@ -88,6 +95,9 @@ export class Stack {
     const env = await stackEnv(launcher, resolved, id);
     const stack = new Stack(id, env, resolved);
     try {
+      const s3 = await provideS3({ ...process.env, ...env }, stack.dataDir);
+      Object.assign(env, s3.env);
+      stack.localS3 = s3.localS3;
       for (const app of resolved.apps) await stack.startApp(app);
     } catch (err) {
       await stack.stop();
@@ -96,9 +106,30 @@ export class Stack {
     return stack;
   }
 
-  /** Starts one app and waits until it answers. */
-  async startApp(app: AppName): Promise<void> {
-    await this.spawnApp(app, app, {});
+  /** DATA_DIR of the stack's apps, as an absolute path. */
+  get dataDir(): string {
+    return resolve(WORKSPACE_ROOT, this.env['DATA_DIR'] ?? process.env['DATA_DIR'] ?? '.data');
+  }
+
+  /**
+   * Starts one app and waits until it answers. `name` runs another replica of it;
+   * `fileSizeLimitKiB` runs it under `ulimit -f`, so it dies if it writes a bigger file.
+   */
+  async startApp(
+    app: AppName,
+    options: { name?: string; env?: Record<string, string>; fileSizeLimitKiB?: number } = {},
+  ): Promise<void> {
+    await this.spawnApp(app, options.name ?? app, options.env ?? {}, options.fileSizeLimitKiB);
+  }
+
+  /** The stack's S3 bucket (close it after use). */
+  bucket(): ObjectStore {
+    return bucketOf({ ...process.env, ...this.env });
+  }
+
+  /** The pid of a running app instance. */
+  pidOf(name: string): number | undefined {
+    return this.children.get(name)?.pid;
   }
 
   /**
@@ -112,21 +143,32 @@ export class Stack {
     return { name, baseUrl: `http://127.0.0.1:${port}` };
   }
 
-  private async spawnApp(app: AppName, name: string, env: Record<string, string>): Promise<void> {
+  private async spawnApp(
+    app: AppName,
+    name: string,
+    env: Record<string, string>,
+    fileSizeLimitKiB?: number,
+  ): Promise<void> {
     if (this.children.has(name)) return;
-    const child = spawn(
+    const node = [
       process.execPath,
-      ['--enable-source-maps', join(WORKSPACE_ROOT, 'apps', app, 'dist', 'main.js')],
-      {
-        env: {
-          ...process.env,
-          ...this.env,
-          ...env,
-          ...(this.options.output === 'files' ? { NO_COLOR: '1' } : {}),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+      '--enable-source-maps',
+      join(WORKSPACE_ROOT, 'apps', app, 'dist', 'main.js'),
+    ];
+    // exec keeps the pid: signals sent to the child reach node itself.
+    const [command = '', ...args] =
+      fileSizeLimitKiB === undefined
+        ? node
+        : ['sh', '-c', `ulimit -f ${fileSizeLimitKiB} && exec "$@"`, 'sh', ...node];
+    const child = spawn(command, args, {
+      env: {
+        ...process.env,
+        ...this.env,
+        ...env,
+        ...(this.options.output === 'files' ? { NO_COLOR: '1' } : {}),
       },
-    );
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.children.set(name, child);
     this.pipeOutput(name, child);
     const gatewayUrl = `http://127.0.0.1:${env['GATEWAY_PORT'] ?? this.env['GATEWAY_PORT']}`;
@@ -148,11 +190,13 @@ export class Stack {
   /** Stops every app and, for an isolated stack, drops its database and queues. */
   async stop(): Promise<void> {
     for (const app of [...this.children.keys()].reverse()) await this.stopApp(app);
-    const dataDir = this.env['DATA_DIR'] ?? '.data';
-    await stopLocalServers(resolve(WORKSPACE_ROOT, dataDir), this.env['PG_OS_USER']);
+    await stopLocalServers(this.dataDir, this.env['PG_OS_USER']);
     if (this.options.isolated) {
       await dropIsolatedResources(this.env);
-      rmSync(resolve(WORKSPACE_ROOT, dataDir), { recursive: true, force: true });
+      await this.localS3?.destroy();
+      rmSync(this.dataDir, { recursive: true, force: true });
+    } else {
+      await this.localS3?.stop();
     }
   }
 
@@ -263,6 +307,7 @@ export function isolatedEnv(
     RABBITMQ_URL: launcher.RABBITMQ_URL,
     DATA_DIR: join(tmpdir(), `pgcloud-${id}`),
     DATABASE_PORT_RANGE: `${portBase}-${portBase + 99}`,
+    S3_BUCKET: `pgcloud-test-${id}`,
   };
 }
 
@@ -290,6 +335,7 @@ async function stackEnv(
 
 /** Drops the database and queues of an isolated run (nothing else: names are checked). */
 export async function dropIsolatedResources(env: Record<string, string>): Promise<void> {
+  await removeRunBucket({ ...process.env, ...env });
   const databaseUrl = new URL(env['DATABASE_URL'] ?? '');
   const database = decodeURIComponent(databaseUrl.pathname.slice(1));
   if (database.startsWith('pgcloud_test_')) {

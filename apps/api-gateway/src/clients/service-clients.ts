@@ -10,11 +10,13 @@ export class ServiceClients implements OnApplicationShutdown {
   readonly auth: ServiceClient;
   readonly projects: ServiceClient;
   readonly databases: ServiceClient;
+  readonly backups: ServiceClient;
 
   constructor(config: GatewayConfig) {
     this.auth = ServiceClient.connect(config, 'auth', config.RPC_TIMEOUT_MS);
     this.projects = ServiceClient.connect(config, 'projects', config.RPC_TIMEOUT_MS);
     this.databases = ServiceClient.connect(config, 'databases', config.RPC_TIMEOUT_MS);
+    this.backups = ServiceClient.connect(config, 'backups', config.RPC_TIMEOUT_MS);
   }
 
   /** Every service, by name, for the health check. */
@@ -23,6 +25,7 @@ export class ServiceClients implements OnApplicationShutdown {
       ['auth', this.auth],
       ['projects', this.projects],
       ['databases', this.databases],
+      ['backups', this.backups],
     ];
   }
 

@@ -3,7 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import type { Tier, User, UserProfile } from '@pgcloud/contracts';
 import { DomainError, isId, newId } from '@pgcloud/contracts';
 import { isUniqueViolation } from '@pgcloud/postgres';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, In, Repository } from 'typeorm';
 import { UserEntity } from './user.entity.js';
 
 /** Users: first sign-in, profile, tier. */
@@ -85,6 +85,15 @@ export class UsersService {
     const user = await this.users.findOneBy({ id: userId });
     if (!user) throw new DomainError('AUTH_REQUIRED', 'The signed-in user no longer exists.');
     return { ...toUser(user), created_at: user.createdAt.toISOString() };
+  }
+
+  /** The tiers of these users (for other services' rules, such as backup expiry). */
+  async tiers(userIds: string[]): Promise<{ tiers: Record<string, Tier> }> {
+    const rows = await this.users.find({
+      select: { id: true, tier: true },
+      where: { id: In(userIds) },
+    });
+    return { tiers: Object.fromEntries(rows.map((row) => [row.id, row.tier])) };
   }
 
   /** Sets the tier of a user named by id or login (the operator's admin command). */

@@ -9,6 +9,7 @@ import { EventPublisher } from '@pgcloud/messaging';
 import { checkTlsLogin } from '@pgcloud/postgres';
 import { DataSource, In } from 'typeorm';
 import type { EntityManager } from 'typeorm';
+import { BackupsClient } from '../backups-client/backups.client.js';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
@@ -38,7 +39,8 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly driver: DatabaseDriver,
     private readonly secrets: SecretBox,
     private readonly events: EventPublisher,
-    private readonly config: ProvisionerConfig,
+    private readonly backups: BackupsClient,
+    config: ProvisionerConfig,
   ) {
     this.runner = new JobRunner({
       dataSource,
@@ -202,8 +204,14 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     await this.withServerLock(record.platformServiceId, () =>
       this.driver.destroy(record.platformServiceId),
     );
+    // Until backup-service has removed the backups (objects first), the record stays
+    // `deleting` and this job retries: no backup outlives its database for long.
+    const ctx = { requestId: job.payload.request_id };
+    const { deleted } = await this.backups.deleteForDatabase(ctx, record.id);
     await repository.delete({ id: record.id, status: 'deleting' });
-    this.logger.log(`[${job.payload.request_id}] database ${record.id} and its server are gone`);
+    this.logger.log(
+      `[${ctx.requestId}] database ${record.id}, its server and ${deleted} backup(s) are gone`,
+    );
   }
 
   private async failed(

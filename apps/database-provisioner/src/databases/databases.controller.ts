@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import type { DatabaseRef, ProjectRef } from '@pgcloud/contracts';
+import type { DatabaseIdRef, DatabaseRef, ProjectRef } from '@pgcloud/contracts';
 import { DATABASE_PATTERNS, RequestContext } from '@pgcloud/contracts';
 import { MessageBody, MessageCtx } from '@pgcloud/messaging';
 import { DatabaseDriver } from '../drivers/database-driver.js';
@@ -48,6 +48,16 @@ export class DatabasesController {
   @MessagePattern(DATABASE_PATTERNS.deleteForProject)
   deleteForProject(@MessageCtx() ctx: RequestContext, @MessageBody() body: ProjectRef) {
     return this.databases.deleteForProject(ctx, String(body.project_id));
+  }
+
+  @MessagePattern(DATABASE_PATTERNS.backupSource)
+  backupSource(@MessageBody() body: DatabaseIdRef) {
+    return this.databases.backupSource(String(body.database_id));
+  }
+
+  @MessagePattern(DATABASE_PATTERNS.running)
+  running() {
+    return this.databases.running();
   }
 
   @MessagePattern(DATABASE_PATTERNS.caCertificate)

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import type {
+  BackupSource,
   ConnectionDetails,
   CreateDatabaseRequest,
   Database,
@@ -9,8 +10,10 @@ import type {
   DatabaseRef,
   Deleted,
   RequestContext,
+  RunningDatabase,
 } from '@pgcloud/contracts';
 import { DomainError, newId } from '@pgcloud/contracts';
+import { DatabaseDriver, REPLICATION_ROLE } from '../drivers/database-driver.js';
 import { requireUser } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DataSource, In, Not, Repository } from 'typeorm';
@@ -33,6 +36,7 @@ export class DatabasesService {
     private readonly projects: ProjectsClient,
     private readonly jobs: DatabaseJobs,
     private readonly secrets: SecretBox,
+    private readonly driver: DatabaseDriver,
     private readonly config: ProvisionerConfig,
   ) {}
 
@@ -133,6 +137,44 @@ export class DatabasesService {
       rows.map((row) => row.id),
     );
     return { deleted: rows.length };
+  }
+
+  /** For backup-service: how to stream a base backup of a running database. */
+  async backupSource(databaseId: string): Promise<BackupSource> {
+    const record = await this.databases.findOneBy({ id: databaseId });
+    if (!record || record.status === 'deleting')
+      throw new DomainError('DATABASE_NOT_FOUND', `Database ${databaseId} was not found.`);
+    if (record.status !== 'running')
+      throw new DomainError('DATABASE_NOT_READY', `Database ${record.name} is ${record.status}.`);
+    const credentials = await this.dataSource
+      .getRepository(CredentialsEntity)
+      .findOneByOrFail({ databaseId: record.id });
+    return {
+      database_id: record.id,
+      project_id: record.projectId,
+      name: record.name,
+      host: this.config.DATABASE_HOST,
+      port: record.port,
+      user: REPLICATION_ROLE,
+      password: this.secrets.open(credentials.replicationPasswordSealed),
+      ca_pem: await this.driver.caCertificate(),
+    };
+  }
+
+  /** For schedules: every running database, oldest first. */
+  async running(): Promise<{ databases: RunningDatabase[] }> {
+    const rows = await this.databases.find({
+      where: { status: 'running' },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    return {
+      databases: rows.map((row) => ({
+        database_id: row.id,
+        project_id: row.projectId,
+        owner_id: row.ownerId,
+        name: row.name,
+      })),
+    };
   }
 
   private async insert(

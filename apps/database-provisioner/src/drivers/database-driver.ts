@@ -1,5 +1,8 @@
 import type { DatabaseConfig } from '@pgcloud/contracts';
 
+/** The role base backups and WAL streaming log in as, on every driver's servers. */
+export const REPLICATION_ROLE = 'pgcloud_replication';
+
 /** Everything a driver needs to make one database's server. */
 export interface ServerSpec {
   /** The platform_service_id (`srv_...`): names the server for the database's whole life. */

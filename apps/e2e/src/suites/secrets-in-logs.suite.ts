@@ -7,6 +7,8 @@ describe('the logs of every stack', () => {
   it('hold none of the tokens and device codes handed out', () => {
     const secrets = seenSecrets();
     assert.ok(secrets.size > 10, `the suites handed out secrets to look for (${secrets.size})`);
+    const signatures = [...secrets].filter((secret) => /^[0-9a-f]{64}$/.test(secret));
+    assert.ok(signatures.length > 0, 'pre-signed URL signatures are among them');
     const logDirs = Stack.startedLogDirs();
     assert.ok(logDirs.length >= 1);
     const { leaks, bytesScanned } = findSecretsInLogs(logDirs, secrets);

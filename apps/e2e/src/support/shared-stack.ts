@@ -14,6 +14,8 @@ export const SHARED_STACK_ENV = {
   RATE_LIMIT_IP_PER_MINUTE: '600',
   RATE_LIMIT_IP_BURST: '30',
   LOG_LEVEL: 'debug',
+  // Short, so a test can watch a download link expire.
+  DOWNLOAD_URL_TTL_SECONDS: '5',
 };
 
 let started: Promise<Stack> | undefined;

@@ -12,4 +12,6 @@ export const AUTH_PATTERNS = {
   me: 'auth.me',
   /** Revoke the calling token: LogoutRequest -> {revoked: true}. */
   logout: 'auth.logout',
+  /** The tiers of users, for rules that run without a request: UserTiersRequest -> {tiers}. */
+  tiers: 'auth.users.tiers',
 } as const;

@@ -63,3 +63,8 @@ export interface VerifyTokenRequest {
 export interface LogoutRequest {
   token_id: string;
 }
+
+/** auth.users.tiers: whose tiers to look up; unknown ids are left out of the answer. */
+export interface UserTiersRequest {
+  user_ids: string[];
+}

@@ -16,6 +16,10 @@ export const DATABASE_PATTERNS = {
   deleteForProject: 'databases.delete-for-project',
   /** {} -> {pem}: the deployment's CA certificate, which issues the servers' certificates. */
   caCertificate: 'databases.ca-certificate',
+  /** DatabaseIdRef -> BackupSource (needs status running); between services only. */
+  backupSource: 'databases.backup-source',
+  /** {} -> {databases: RunningDatabase[]}: every running database, for schedules. */
+  running: 'databases.running',
 } as const;
 
 /** Events published by database-provisioner on EVENTS_EXCHANGE. */

@@ -42,6 +42,11 @@ export interface DatabaseRef {
   name: string;
 }
 
+/** A database, named by its id (between services). */
+export interface DatabaseIdRef {
+  database_id: string;
+}
+
 /** databases.create: the body and the project it goes to. */
 export interface CreateDatabaseRequest {
   project_id: string;
@@ -56,4 +61,28 @@ export interface DatabaseStatusChanged {
   project_id: string;
   status: DatabaseStatus;
   error?: string;
+}
+
+/**
+ * databases.backup-source: how a backup reaches a running database's server over the
+ * replication protocol (TLS, verified against the CA). Between services only: it holds
+ * the replication role's password.
+ */
+export interface BackupSource {
+  database_id: string;
+  project_id: string;
+  name: string;
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  ca_pem: string;
+}
+
+/** A running database, as databases.running lists it for schedules. */
+export interface RunningDatabase {
+  database_id: string;
+  project_id: string;
+  owner_id: string;
+  name: string;
 }

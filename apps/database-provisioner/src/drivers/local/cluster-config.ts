@@ -1,11 +1,9 @@
 import type { DatabaseConfig } from '@pgcloud/contracts';
 import { isIP } from 'node:net';
+import { REPLICATION_ROLE } from '../database-driver.js';
 
 /** A postgresql.conf setting's value: numbers as they are, strings quoted. */
 export type SettingValue = string | number;
-
-/** The role backups and WAL streaming log in as (later issues). */
-export const REPLICATION_ROLE = 'pgcloud_replication';
 
 /** The per-server file the template's postgresql.conf includes last, so its values win. */
 export const SERVER_CONF_FILE = 'pgcloud.conf';

@@ -1,6 +1,6 @@
 import { quoteIdent, quoteLiteral, scramSha256Verifier } from '@pgcloud/postgres';
 import pg from 'pg';
-import { REPLICATION_ROLE } from './cluster-config.js';
+import { REPLICATION_ROLE } from '../database-driver.js';
 import { SUPERUSER } from './cluster-template.js';
 
 /** A server as its unix socket reaches it. */

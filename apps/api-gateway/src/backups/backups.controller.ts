@@ -1,0 +1,123 @@
+import { Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type {
+  Backup,
+  BackupRef,
+  CreatedBackup,
+  DatabaseRef,
+  Deleted,
+  DownloadLink,
+  RequestContext,
+} from '@pgcloud/contracts';
+import { BACKUP_PATTERNS } from '@pgcloud/contracts';
+import { ServiceClients } from '../clients/service-clients.js';
+import { Ctx } from '../http/request-context.js';
+import { ApiEnvelope, ApiErrors } from '../openapi/api-envelope.decorator.js';
+import {
+  BackupListModel,
+  BackupModel,
+  CreatedBackupModel,
+  DownloadLinkModel,
+} from '../openapi/backups.models.js';
+import { DeletedModel } from '../openapi/projects.models.js';
+
+const ApiBackupId = (): MethodDecorator =>
+  ApiParam({ name: 'backup_id', example: 'bkp_k3v9x0q2m8t4b7w1c5zd' });
+// Every backup route answers these besides its own.
+const COMMON_ERRORS = [
+  'AUTH_REQUIRED',
+  'PROJECT_NOT_FOUND',
+  'DATABASE_NOT_FOUND',
+  'RATE_LIMIT_EXCEEDED',
+  'SERVICE_UNAVAILABLE',
+] as const;
+
+/** Base backups of a database: list, take, show, download, delete. */
+@ApiTags('backups')
+@ApiBearerAuth()
+@ApiParam({ name: 'project_id', example: 'proj_k3v9x0q2m8t4b7w1c5zd' })
+@ApiParam({ name: 'name', example: 'orders' })
+@Controller('projects/:project_id/databases/:name/backups')
+export class BackupsController {
+  constructor(private readonly clients: ServiceClients) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List the backups of a database, newest first' })
+  @ApiEnvelope(BackupListModel, { status: 200, description: 'Every backup of the database.' })
+  @ApiErrors(...COMMON_ERRORS)
+  list(
+    @Ctx() ctx: RequestContext,
+    @Param('project_id') projectId: string,
+    @Param('name') name: string,
+  ): Promise<{ backups: Backup[] }> {
+    return this.clients.backups.send<{ backups: Backup[] }, DatabaseRef>(
+      BACKUP_PATTERNS.list,
+      ctx,
+      {
+        project_id: projectId,
+        name,
+      },
+    );
+  }
+
+  @Post()
+  @ApiOperation({
+    summary: 'Take a manual backup',
+    description:
+      'Answers at once with status `pending`; the base backup streams to object storage and ends `completed` (with its checksum) or `failed`.',
+  })
+  @ApiEnvelope(CreatedBackupModel, { status: 201, description: 'The new backup, pending.' })
+  @ApiErrors(...COMMON_ERRORS, 'DATABASE_NOT_READY')
+  create(
+    @Ctx() ctx: RequestContext,
+    @Param('project_id') projectId: string,
+    @Param('name') name: string,
+  ): Promise<CreatedBackup> {
+    return this.clients.backups.send<CreatedBackup, DatabaseRef>(BACKUP_PATTERNS.create, ctx, {
+      project_id: projectId,
+      name,
+    });
+  }
+
+  @Get(':backup_id')
+  @ApiBackupId()
+  @ApiOperation({ summary: 'Show a backup' })
+  @ApiEnvelope(BackupModel, { status: 200, description: 'The backup.' })
+  @ApiErrors(...COMMON_ERRORS, 'BACKUP_NOT_FOUND')
+  get(@Ctx() ctx: RequestContext, @Param() ref: BackupRef): Promise<Backup> {
+    return this.clients.backups.send<Backup, BackupRef>(BACKUP_PATTERNS.get, ctx, refOf(ref));
+  }
+
+  @Get(':backup_id/download')
+  @ApiBackupId()
+  @ApiOperation({
+    summary: 'A download link for a completed backup',
+    description: 'A pre-signed URL that works without a token for 15 minutes.',
+  })
+  @ApiEnvelope(DownloadLinkModel, { status: 200, description: 'The link.' })
+  @ApiErrors(...COMMON_ERRORS, 'BACKUP_NOT_FOUND', 'BACKUP_NOT_READY')
+  download(@Ctx() ctx: RequestContext, @Param() ref: BackupRef): Promise<DownloadLink> {
+    return this.clients.backups.send<DownloadLink, BackupRef>(
+      BACKUP_PATTERNS.download,
+      ctx,
+      refOf(ref),
+    );
+  }
+
+  @Delete(':backup_id')
+  @ApiBackupId()
+  @ApiOperation({
+    summary: 'Delete a backup',
+    description: 'Its object is deleted first, then the record.',
+  })
+  @ApiEnvelope(DeletedModel, { status: 200, description: 'The backup is gone.' })
+  @ApiErrors(...COMMON_ERRORS, 'BACKUP_NOT_FOUND')
+  delete(@Ctx() ctx: RequestContext, @Param() ref: BackupRef): Promise<Deleted> {
+    return this.clients.backups.send<Deleted, BackupRef>(BACKUP_PATTERNS.delete, ctx, refOf(ref));
+  }
+}
+
+/** Only the path's three names travel, whatever else the route matched. */
+function refOf(ref: BackupRef): BackupRef {
+  return { project_id: ref.project_id, name: ref.name, backup_id: ref.backup_id };
+}

@@ -1,0 +1,62 @@
+import type { DynamicModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventPublisher, HealthController, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
+import { metadataTypeOrmModule } from '@pgcloud/postgres';
+import { ObjectStore, objectStoreOptions } from '@pgcloud/storage';
+import { BackupEntity } from './backups/backup.entity.js';
+import { BACKUPS_SCHEMA, BackupJobs } from './backups/backup.jobs.js';
+import { BackupRemoval } from './backups/backup-removal.js';
+import { BackupsController } from './backups/backups.controller.js';
+import { BackupsService } from './backups/backups.service.js';
+import { BaseBackupUploader } from './backups/base-backup.uploader.js';
+import { AuthClient } from './clients/auth.client.js';
+import { DatabasesClient } from './clients/databases.client.js';
+import { BackupServiceConfig } from './config.js';
+import { CreateBackups1763800000000 } from './migrations/1763800000000-create-backups.js';
+import { BackupScheduler } from './schedule/backup-scheduler.js';
+
+/** backup-service: base backups in S3, their schedule, expiry and download links. */
+@Module({})
+export class AppModule {
+  static forRoot(config: BackupServiceConfig): DynamicModule {
+    const store = new ObjectStore(objectStoreOptions(config));
+    return {
+      module: AppModule,
+      imports: [
+        metadataTypeOrmModule({
+          databaseUrl: config.DATABASE_URL,
+          schema: BACKUPS_SCHEMA,
+          entities: [BackupEntity],
+          migrations: [CreateBackups1763800000000],
+        }),
+        TypeOrmModule.forFeature([BackupEntity]),
+      ],
+      controllers: [BackupsController, HealthController],
+      providers: [
+        { provide: BackupServiceConfig, useValue: config },
+        { provide: SERVICE_NAME, useValue: 'backup-service' },
+        { provide: EventPublisher, useFactory: () => new EventPublisher(config) },
+        { provide: ObjectStore, useValue: store },
+        {
+          provide: BaseBackupUploader,
+          useFactory: () => new BaseBackupUploader(store, config.pgBinDir),
+        },
+        {
+          provide: DatabasesClient,
+          useFactory: () =>
+            new DatabasesClient(ServiceClient.connect(config, 'databases', config.RPC_TIMEOUT_MS)),
+        },
+        {
+          provide: AuthClient,
+          useFactory: () =>
+            new AuthClient(ServiceClient.connect(config, 'auth', config.RPC_TIMEOUT_MS)),
+        },
+        BackupRemoval,
+        BackupJobs,
+        BackupsService,
+        BackupScheduler,
+      ],
+    };
+  }
+}

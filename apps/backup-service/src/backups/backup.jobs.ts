@@ -1,0 +1,194 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { BackupSource, BackupStatusChanged, RequestContext } from '@pgcloud/contracts';
+import { BACKUP_EVENTS, DomainError } from '@pgcloud/contracts';
+import type { FailedJob, Job } from '@pgcloud/jobs';
+import { JobRunner, PermanentJobError, enqueue } from '@pgcloud/jobs';
+import { EventPublisher } from '@pgcloud/messaging';
+import { ObjectStore } from '@pgcloud/storage';
+import { hostname } from 'node:os';
+import { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { DatabasesClient } from '../clients/databases.client.js';
+import { BackupServiceConfig } from '../config.js';
+import { BackupEntity } from './backup.entity.js';
+import { BackupRemoval } from './backup-removal.js';
+import { BaseBackupUploader } from './base-backup.uploader.js';
+
+export const BACKUPS_SCHEMA = 'backups';
+const TAKE_BACKUP = 'backup.take';
+// A crash mid-backup costs one attempt; three crashes in a row and the backup fails.
+const MAX_ATTEMPTS = 3;
+
+/** What a backup job carries: the record's id, nothing secret. */
+interface BackupJobPayload {
+  backup_id: string;
+  request_id: string;
+}
+
+/** Reasons the API shows; the detail (tool output, hosts) stays in the log. */
+const REASONS = {
+  notRunning: 'The database was not running when the backup started.',
+  failed: 'The base backup could not be taken or stored; take a new one.',
+} as const;
+
+/**
+ * Takes base backups as jobs with leases (libs/jobs): pending -> running -> completed |
+ * failed. A retried attempt first aborts what an earlier one left in S3.
+ */
+@Injectable()
+export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(BackupJobs.name);
+  private readonly runner: JobRunner;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly databases: DatabasesClient,
+    private readonly uploader: BaseBackupUploader,
+    private readonly store: ObjectStore,
+    private readonly removal: BackupRemoval,
+    private readonly events: EventPublisher,
+    config: BackupServiceConfig,
+  ) {
+    this.runner = new JobRunner({
+      dataSource,
+      schema: BACKUPS_SCHEMA,
+      leaseSeconds: config.JOB_LEASE_SECONDS,
+      concurrency: config.BACKUP_CONCURRENCY,
+      workerId: `backup-service-${hostname()}-${process.pid}`,
+      handlers: { [TAKE_BACKUP]: (job) => this.take(job as Job<BackupJobPayload>) },
+      onFailed: (job, reason, manager) =>
+        this.failed(job as FailedJob<BackupJobPayload>, reason, manager),
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.store.ensureBucket();
+    this.runner.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.runner.stop();
+  }
+
+  /** Queues the backup of a new record, in the transaction that writes it. */
+  async enqueue(manager: EntityManager, backupId: string, requestId: string): Promise<void> {
+    await enqueue(manager, {
+      schema: BACKUPS_SCHEMA,
+      type: TAKE_BACKUP,
+      key: backupId,
+      maxAttempts: MAX_ATTEMPTS,
+      payload: { backup_id: backupId, request_id: requestId },
+    });
+  }
+
+  /** Starts on new work at once rather than on the next poll. */
+  wake(): void {
+    this.runner.wake();
+  }
+
+  private async take(job: Job<BackupJobPayload>): Promise<void> {
+    const ctx: RequestContext = { requestId: job.payload.request_id };
+    const repository = this.dataSource.getRepository(BackupEntity);
+    const id = job.payload.backup_id;
+    await repository.update(
+      { id, status: 'pending' },
+      { status: 'running', startedAt: new Date() },
+    );
+    const record = await repository.findOneBy({ id });
+    if (!record || record.status !== 'running') return; // deleted, or finished by an earlier attempt
+    if (job.attempt === 1) await this.announce(ctx, record);
+    // An earlier attempt that died mid-upload left parts behind: they go first.
+    await this.store.abortIncompleteUploads(record.objectKey);
+    const source = await this.sourceOf(ctx, record);
+    this.logger.log(`[${ctx.requestId}] backup ${id} of ${record.databaseId}: streaming to S3`);
+    const uploaded = await this.uploader.upload(
+      {
+        host: source.host,
+        port: source.port,
+        user: source.user,
+        password: source.password,
+        caPem: source.ca_pem,
+      },
+      record.objectKey,
+    );
+    const moved = await repository.update(
+      { id, status: 'running' },
+      {
+        status: 'completed',
+        sizeBytes: uploaded.sizeBytes,
+        checksumSha256: uploaded.checksumSha256,
+        startLsn: uploaded.startLsn,
+        endLsn: uploaded.endLsn,
+        timeline: uploaded.timeline,
+        completedAt: new Date(),
+        error: null,
+      },
+    );
+    if (moved.affected !== 1) {
+      // Deleted while it ran (see BackupRemoval): the object we wrote has no record.
+      await this.store.delete(record.objectKey);
+      this.logger.log(`[${ctx.requestId}] backup ${id} was deleted while it ran`);
+      return;
+    }
+    this.logger.log(
+      `[${ctx.requestId}] backup ${id} completed: ${uploaded.sizeBytes} bytes, ` +
+        `WAL ${uploaded.startLsn}..${uploaded.endLsn}`,
+    );
+    await this.announce(ctx, { ...record, status: 'completed' });
+  }
+
+  private async sourceOf(ctx: RequestContext, record: BackupEntity): Promise<BackupSource> {
+    try {
+      return await this.databases.backupSource(ctx, record.databaseId);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err; // unavailable: retry
+      if (err.code === 'DATABASE_NOT_FOUND') {
+        // The database was deleted meanwhile; its backups go with it.
+        await this.removal.remove(record.id);
+        throw new PermanentJobError('the database was deleted');
+      }
+      throw new PermanentJobError(`the database is not running (${err.code})`);
+    }
+  }
+
+  private async failed(
+    job: FailedJob<BackupJobPayload>,
+    reason: string,
+    manager: EntityManager,
+  ): Promise<void> {
+    const ctx: RequestContext = { requestId: job.payload.request_id };
+    const record = await manager.findOneBy(BackupEntity, { id: job.payload.backup_id });
+    if (!record) return;
+    this.logger.error(`[${ctx.requestId}] backup ${record.id} failed: ${reason}`);
+    const error = reason.startsWith('the database is not running')
+      ? REASONS.notRunning
+      : REASONS.failed;
+    const moved = await manager.update(
+      BackupEntity,
+      { id: record.id, status: record.status === 'pending' ? 'pending' : 'running' },
+      { status: 'failed', error, completedAt: null },
+    );
+    if (moved.affected !== 1) return;
+    await this.store.abortIncompleteUploads(record.objectKey);
+    await this.store.delete(record.objectKey);
+    await this.announce(ctx, { ...record, status: 'failed', error });
+  }
+
+  /** Publishes the backup's status; a lost event is logged, never fatal. */
+  async announce(ctx: RequestContext, record: BackupEntity): Promise<void> {
+    const payload: BackupStatusChanged = {
+      backup_id: record.id,
+      database_id: record.databaseId,
+      project_id: record.projectId,
+      status: record.status,
+    };
+    if (record.error) payload.error = record.error;
+    try {
+      await this.events.publish(BACKUP_EVENTS.statusChanged, ctx, payload);
+    } catch (err) {
+      this.logger.error(`[${ctx.requestId}] status of ${record.id} not published: ${String(err)}`);
+    }
+  }
+}

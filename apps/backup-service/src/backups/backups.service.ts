@@ -1,0 +1,144 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import type {
+  Backup,
+  BackupRef,
+  CreatedBackup,
+  Database,
+  DatabaseRef,
+  Deleted,
+  DownloadLink,
+  RequestContext,
+} from '@pgcloud/contracts';
+import { DomainError, isId, newId } from '@pgcloud/contracts';
+import { requireUser } from '@pgcloud/messaging';
+import { ObjectStore } from '@pgcloud/storage';
+import { DataSource, Repository } from 'typeorm';
+import { DatabasesClient } from '../clients/databases.client.js';
+import { BackupServiceConfig } from '../config.js';
+import { BackupEntity } from './backup.entity.js';
+import { BackupJobs } from './backup.jobs.js';
+import { baseBackupKey, downloadFileName, toBackup } from './backup-object.js';
+import { BackupRemoval } from './backup-removal.js';
+
+/** The backups of a database: list, take, show, download, delete (decisions.md section 6). */
+@Injectable()
+export class BackupsService {
+  private readonly logger = new Logger(BackupsService.name);
+
+  constructor(
+    @InjectRepository(BackupEntity) private readonly backups: Repository<BackupEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly databases: DatabasesClient,
+    private readonly jobs: BackupJobs,
+    private readonly removal: BackupRemoval,
+    private readonly store: ObjectStore,
+    private readonly config: BackupServiceConfig,
+  ) {}
+
+  async list(ctx: RequestContext, ref: DatabaseRef): Promise<{ backups: Backup[] }> {
+    const database = await this.databases.get(ctx, ref);
+    const rows = await this.backups.find({
+      where: { databaseId: database.id },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
+    return { backups: rows.map(toBackup) };
+  }
+
+  /** A manual backup: answered `pending` at once, taken by a job. */
+  async create(ctx: RequestContext, ref: DatabaseRef): Promise<CreatedBackup> {
+    const ownerId = requireUser(ctx);
+    const database = await this.databases.get(ctx, ref);
+    if (database.status !== 'running') {
+      throw new DomainError(
+        'DATABASE_NOT_READY',
+        `Database ${database.name} is ${database.status}; a backup needs it running.`,
+      );
+    }
+    const record = await this.insert(ctx, database, ownerId, { type: 'manual' });
+    this.jobs.wake();
+    return {
+      id: record.id,
+      type: record.type,
+      status: record.status,
+      created_at: record.createdAt.toISOString(),
+    };
+  }
+
+  async get(ctx: RequestContext, ref: BackupRef): Promise<Backup> {
+    return toBackup(await this.findOwned(ctx, ref));
+  }
+
+  /** A pre-signed GET of the object; the link itself is never logged. */
+  async download(ctx: RequestContext, ref: BackupRef): Promise<DownloadLink> {
+    const record = await this.findOwned(ctx, ref);
+    if (record.status !== 'completed') {
+      throw new DomainError(
+        'BACKUP_NOT_READY',
+        `Backup ${record.id} is ${record.status}; only a completed backup can be downloaded.`,
+      );
+    }
+    const ttl = this.config.DOWNLOAD_URL_TTL_SECONDS;
+    const expiresAt = new Date(Date.now() + ttl * 1000);
+    const url = await this.store.presignedGet(record.objectKey, {
+      expiresInSeconds: ttl,
+      downloadFileName: downloadFileName(record.databaseName, record.id),
+    });
+    this.logger.log(`[${ctx.requestId}] download link for backup ${record.id} issued`);
+    return { download_url: url, expires_at: expiresAt.toISOString() };
+  }
+
+  async delete(ctx: RequestContext, ref: BackupRef): Promise<Deleted> {
+    const record = await this.findOwned(ctx, ref);
+    await this.removal.remove(record.id);
+    this.logger.log(`[${ctx.requestId}] backup ${record.id} deleted`);
+    return { id: record.id, deleted: true };
+  }
+
+  /** For the provisioner, when it removes a database: its backups go too. */
+  async deleteForDatabase(ctx: RequestContext, databaseId: string): Promise<{ deleted: number }> {
+    const deleted = await this.removal.removeAllOf(databaseId);
+    if (deleted > 0)
+      this.logger.log(`[${ctx.requestId}] ${deleted} backup(s) of ${databaseId} deleted`);
+    return { deleted };
+  }
+
+  /** Writes a backup record and its job in one transaction. */
+  async insert(
+    ctx: RequestContext,
+    database: Pick<Database, 'id' | 'project_id' | 'name'>,
+    ownerId: string,
+    fields: Pick<BackupEntity, 'type'> & Partial<Pick<BackupEntity, 'scheduleSlot' | 'expiresAt'>>,
+  ): Promise<BackupEntity> {
+    const id = newId('bkp');
+    const record = this.backups.create({
+      id,
+      databaseId: database.id,
+      projectId: database.project_id,
+      ownerId,
+      databaseName: database.name,
+      status: 'pending',
+      objectKey: baseBackupKey(database.project_id, database.id, id),
+      sizeBytes: 0,
+      scheduleSlot: null,
+      expiresAt: null,
+      ...fields,
+    });
+    await this.dataSource.transaction(async (manager) => {
+      await manager.insert(BackupEntity, record);
+      await this.jobs.enqueue(manager, id, ctx.requestId);
+    });
+    this.logger.log(`[${ctx.requestId}] ${record.type} backup ${id} of ${database.id} pending`);
+    return this.backups.findOneByOrFail({ id });
+  }
+
+  private async findOwned(ctx: RequestContext, ref: BackupRef): Promise<BackupEntity> {
+    const database = await this.databases.get(ctx, { project_id: ref.project_id, name: ref.name });
+    const record = isId('bkp', ref.backup_id)
+      ? await this.backups.findOneBy({ id: ref.backup_id, databaseId: database.id })
+      : null;
+    if (!record)
+      throw new DomainError('BACKUP_NOT_FOUND', `Backup ${ref.backup_id} was not found.`);
+    return record;
+  }
+}

@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { Transform, pipeline } from 'node:stream';
+import type { BaseBackupInfo, BaseBackupSource } from '@pgcloud/postgres';
+import { startBaseBackup } from '@pgcloud/postgres';
+import type { ObjectStore } from '@pgcloud/storage';
+
+/** A base backup as stored: where, how big, its checksum and WAL points. */
+export interface UploadedBackup extends BaseBackupInfo {
+  sizeBytes: number;
+  checksumSha256: string;
+}
+
+/**
+ * Streams pg_basebackup's archive straight into a multipart upload, hashing it on the way:
+ * nothing is staged on local disk. The upload completes, and the object appears under its
+ * key, only once pg_basebackup has exited cleanly; any failure aborts the upload.
+ */
+export class BaseBackupUploader {
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly pgBinDir: string,
+  ) {}
+
+  async upload(source: BaseBackupSource, key: string): Promise<UploadedBackup> {
+    const backup = await startBaseBackup({ pgBinDir: this.pgBinDir, source });
+    // Handled below; without this, a rejection seen first by flush() would be unhandled.
+    backup.finished.catch(() => undefined);
+    const hash = createHash('sha256');
+    const hashed = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        hash.update(chunk);
+        callback(null, chunk);
+      },
+      // The archive's end is not success: hold the last part back until pg_basebackup
+      // has exited 0, and fail the stream (aborting the upload) when it did not.
+      flush(callback) {
+        backup.finished.then(
+          () => callback(),
+          (err: unknown) => callback(err instanceof Error ? err : new Error(String(err))),
+        );
+      },
+    });
+    pipeline(backup.archive, hashed, () => {});
+    try {
+      const { size } = await this.store.uploadStream(key, hashed, {
+        contentType: 'application/zstd',
+      });
+      const info = await backup.finished;
+      return { ...info, sizeBytes: size, checksumSha256: hash.digest('hex') };
+    } finally {
+      backup.cancel();
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import type { OnApplicationShutdown } from '@nestjs/common';
+import type {
+  BackupSource,
+  Database,
+  DatabaseIdRef,
+  DatabaseRef,
+  RequestContext,
+  RunningDatabase,
+} from '@pgcloud/contracts';
+import { DATABASE_PATTERNS } from '@pgcloud/contracts';
+import type { ServiceClient } from '@pgcloud/messaging';
+
+/** What backup-service asks the database-provisioner. */
+export class DatabasesClient implements OnApplicationShutdown {
+  constructor(private readonly client: ServiceClient) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.close();
+  }
+
+  /** The caller's database, or PROJECT_NOT_FOUND / DATABASE_NOT_FOUND from the provisioner. */
+  get(ctx: RequestContext, ref: DatabaseRef): Promise<Database> {
+    return this.client.send<Database, DatabaseRef>(DATABASE_PATTERNS.get, ctx, ref);
+  }
+
+  /** How to stream a base backup of the database (DATABASE_NOT_READY unless running). */
+  backupSource(ctx: RequestContext, databaseId: string): Promise<BackupSource> {
+    return this.client.send<BackupSource, DatabaseIdRef>(DATABASE_PATTERNS.backupSource, ctx, {
+      database_id: databaseId,
+    });
+  }
+
+  async running(ctx: RequestContext): Promise<RunningDatabase[]> {
+    const { databases } = await this.client.send<{ databases: RunningDatabase[] }>(
+      DATABASE_PATTERNS.running,
+      ctx,
+      {},
+    );
+    return databases;
+  }
+}

@@ -1,0 +1,62 @@
+import { execFileSync } from 'node:child_process';
+import { StorageEnv, validateEnv } from '@pgcloud/config';
+import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+
+const DAY_SECONDS = 86_400;
+
+/** backup-service settings (see .env.example). */
+export class BackupServiceConfig extends StorageEnv {
+  /** PostgreSQL's client binaries (pg_basebackup); default: where `pg_config --bindir` says. */
+  @IsOptional()
+  @IsString()
+  PG_BIN_DIR?: string;
+
+  /** How long a download link works (decisions.md section 6: 15 minutes). */
+  @IsInt()
+  @Min(1)
+  @Max(7 * DAY_SECONDS)
+  DOWNLOAD_URL_TTL_SECONDS: number = 900;
+
+  /** Automated backups: one per running database per this period (daily). */
+  @IsInt()
+  @Min(5)
+  BACKUP_SCHEDULE_INTERVAL_SECONDS: number = DAY_SECONDS;
+
+  /** How often a replica looks for databases due a backup and for expired backups. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  BACKUP_CHECK_INTERVAL_SECONDS: number = 60;
+
+  /** How long automated backups are kept, by tier (7 days Free, 30 days Pro). */
+  @IsInt()
+  @Min(1)
+  BACKUP_RETENTION_FREE_SECONDS: number = 7 * DAY_SECONDS;
+
+  @IsInt()
+  @Min(1)
+  BACKUP_RETENTION_PRO_SECONDS: number = 30 * DAY_SECONDS;
+
+  /** Backups one replica streams at once. */
+  @IsInt()
+  @Min(1)
+  @Max(32)
+  BACKUP_CONCURRENCY: number = 2;
+
+  /** How long a job's lease lasts: after a crash, its work resumes within this. */
+  @IsInt()
+  @Min(2)
+  @Max(600)
+  JOB_LEASE_SECONDS: number = 30;
+
+  get pgBinDir(): string {
+    return this.PG_BIN_DIR ?? execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
+  }
+}
+
+/** Reads and checks the settings; a bad value stops the service at start. */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+): BackupServiceConfig {
+  return validateEnv(BackupServiceConfig, env);
+}

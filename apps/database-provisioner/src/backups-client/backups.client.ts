@@ -1,0 +1,22 @@
+import type { OnApplicationShutdown } from '@nestjs/common';
+import type { DatabaseIdRef, RequestContext } from '@pgcloud/contracts';
+import { BACKUP_PATTERNS } from '@pgcloud/contracts';
+import type { ServiceClient } from '@pgcloud/messaging';
+
+/** What the provisioner asks backup-service: to remove the backups of a removed database. */
+export class BackupsClient implements OnApplicationShutdown {
+  constructor(private readonly client: ServiceClient) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.close();
+  }
+
+  /** Deletes every backup of the database, objects first; safe to ask again. */
+  deleteForDatabase(ctx: RequestContext, databaseId: string): Promise<{ deleted: number }> {
+    return this.client.send<{ deleted: number }, DatabaseIdRef>(
+      BACKUP_PATTERNS.deleteForDatabase,
+      ctx,
+      { database_id: databaseId },
+    );
+  }
+}

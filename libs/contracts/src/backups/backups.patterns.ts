@@ -1,0 +1,21 @@
+/** Message patterns answered by backup-service. */
+export const BACKUP_PATTERNS = {
+  /** DatabaseRef -> {backups: Backup[]}, newest first. */
+  list: 'backups.list',
+  /** DatabaseRef -> CreatedBackup (status pending); needs the database running. */
+  create: 'backups.create',
+  /** BackupRef -> Backup. */
+  get: 'backups.get',
+  /** BackupRef -> DownloadLink (needs status completed). */
+  download: 'backups.download',
+  /** BackupRef -> Deleted: the object goes first, then the record. */
+  delete: 'backups.delete',
+  /** DatabaseIdRef -> {deleted: number}: every backup of a removed database (provisioner). */
+  deleteForDatabase: 'backups.delete-for-database',
+} as const;
+
+/** Events published by backup-service on EVENTS_EXCHANGE. */
+export const BACKUP_EVENTS = {
+  /** BackupStatusChanged: a backup moved to running, completed or failed. */
+  statusChanged: 'backup.status-changed',
+} as const;

@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { BASE_ENV } from './os-user.js';
+
+/** Where a base backup is taken from: a server's replication role, over TLS. */
+export interface BaseBackupSource {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  /** The CA that issued the server's certificate: the connection is verify-full. */
+  caPem: string;
+}
+
+/** What pg_basebackup reports of a finished backup. */
+export interface BaseBackupInfo {
+  /** WAL position where replay of the backup begins, e.g. `0/2000028`. */
+  startLsn: string;
+  /** WAL position the backup must be replayed to, to be consistent. */
+  endLsn: string;
+  timeline: number;
+}
+
+/** A base backup being streamed: read `archive`; `finished` settles when pg_basebackup exits. */
+export interface BaseBackupStream {
+  /** One tar of the data directory (with backup_manifest and the WAL it needs), zstd. */
+  archive: Readable;
+  finished: Promise<BaseBackupInfo>;
+  /** Stops pg_basebackup; `finished` then rejects. */
+  cancel(): void;
+}
+
+/**
+ * pg_basebackup's arguments for one zstd-compressed tar on stdout holding the WAL the
+ * backup needs (`-X fetch`: stdout allows no streamed WAL), after a fast checkpoint
+ * (without `-c fast` it may wait minutes for one). Also what bench/ runs by hand.
+ */
+export const BASE_BACKUP_ARGS = [
+  '--pgdata=-',
+  '--format=tar',
+  '--wal-method=fetch',
+  '--compress=client-zstd',
+  '--checkpoint=fast',
+  '--no-sync',
+  '--verbose',
+] as const;
+
+const STDERR_KEPT_BYTES = 16 * 1024;
+const STDERR_LINES_IN_ERRORS = 6;
+
+/** Starts pg_basebackup against `source`, streaming the archive to its stdout. */
+export async function startBaseBackup(options: {
+  pgBinDir: string;
+  source: BaseBackupSource;
+  applicationName?: string;
+}): Promise<BaseBackupStream> {
+  const { source } = options;
+  // libpq reads the CA only from a file; the directory is ours alone and removed at exit.
+  const dir = await mkdtemp(join(tmpdir(), 'pgcloud-basebackup-'));
+  const caFile = join(dir, 'ca.pem');
+  await writeFile(caFile, source.caPem, { mode: 0o600 });
+  const conninfo = [
+    ['host', source.host],
+    ['port', String(source.port)],
+    ['user', source.user],
+    ['sslmode', 'verify-full'],
+    ['sslrootcert', caFile],
+    ['application_name', options.applicationName ?? 'pgcloud_backup'],
+  ]
+    .map(([key, value]) => `${key}=${connValue(value ?? '')}`)
+    .join(' ');
+  const child = spawn(
+    join(options.pgBinDir, 'pg_basebackup'),
+    [...BASE_BACKUP_ARGS, `--dbname=${conninfo}`],
+    // The password goes by environment, never on the command line (ps shows that).
+    { env: { ...BASE_ENV, PGPASSWORD: source.password }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-STDERR_KEPT_BYTES);
+  });
+  const finished = new Promise<BaseBackupInfo>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      if (code === 0) {
+        const info = parseBaseBackupLog(stderr);
+        if (info) resolve(info);
+        else reject(new Error('pg_basebackup did not report its WAL start and end points'));
+        return;
+      }
+      const tail = stderr.trim().split('\n').slice(-STDERR_LINES_IN_ERRORS).join('\n');
+      reject(new Error(`pg_basebackup exited with ${signal ?? code}: ${tail}`));
+    });
+  }).finally(() => rm(dir, { recursive: true, force: true }));
+  return {
+    archive: child.stdout,
+    finished,
+    cancel: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    },
+  };
+}
+
+/** Reads the WAL start point, timeline and end point from pg_basebackup's --verbose log. */
+export function parseBaseBackupLog(log: string): BaseBackupInfo | undefined {
+  const start = /write-ahead log start point: ([0-9A-F]+\/[0-9A-F]+) on timeline (\d+)/.exec(log);
+  const end = /write-ahead log end point: ([0-9A-F]+\/[0-9A-F]+)/.exec(log);
+  if (!start?.[1] || !start[2] || !end?.[1]) return undefined;
+  return { startLsn: start[1], endLsn: end[1], timeline: Number(start[2]) };
+}
+
+/** A libpq connection-string value: quoted, with `\` and `'` escaped. */
+function connValue(value: string): string {
+  return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+}
