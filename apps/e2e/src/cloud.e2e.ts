@@ -13,6 +13,8 @@ import './suites/openapi.suite.js';
 import './suites/databases.suite.js';
 import './suites/database-crashes.suite.js';
 import './suites/backups.suite.js';
+import './suites/backup-faults.suite.js';
+import './suites/backup-schedule.suite.js';
 import './suites/multi-gateway.suite.js';
 import './suites/outages.suite.js';
 import './suites/browser-device-flow.suite.js';
