@@ -6,6 +6,7 @@ import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CEPH, CHROMIUM, ensurePackages } from './system-packages.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const step = (title, command) => {
@@ -44,6 +45,10 @@ const files = Object.entries(kinds)
 let localS3;
 let s3Env = {};
 if (only !== 'unit') {
+  ensurePackages(
+    ...(process.env.S3_ENDPOINT ? [] : [CEPH]),
+    ...(process.env.CHROMIUM_PATH || only === 'int' ? [] : [CHROMIUM]),
+  );
   const { provideS3 } = await import('@pgcloud/testing');
   const checkout = createHash('sha256').update(root).digest('hex').slice(0, 8);
   console.log('\n== local S3 for this run (set S3_ENDPOINT to use another)');

@@ -15,8 +15,9 @@ export async function runUp(): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  const s3 = stack.env['S3_ENDPOINT'] ?? process.env['S3_ENDPOINT'];
   console.log(
-    `\npgcloud is up.\n  API:               ${stack.baseUrl}\n  Verification page: ${stack.env['PUBLIC_BASE_URL']}/device\nPress Ctrl-C to stop.\n`,
+    `\npgcloud is up.\n  API:               ${stack.baseUrl}\n  Verification page: ${stack.env['PUBLIC_BASE_URL']}/device\n  S3 (backups):      ${s3} bucket ${stack.env['S3_BUCKET'] ?? process.env['S3_BUCKET'] ?? 'pgcloud'}\nPress Ctrl-C to stop.\n`,
   );
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
