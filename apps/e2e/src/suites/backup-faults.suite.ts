@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Backup, CreatedBackup, Project } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
-import { ApiClient, Stack, signIn } from '@pgcloud/testing';
+import { ApiClient, signIn } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/testing';
 import type { ObjectStore } from '@pgcloud/storage';
 import { expectData } from '../support/assertions.js';
 import { waitForBackup } from '../support/backups.js';
 import { psql, runningDatabase } from '../support/databases.js';
 import { sleep } from '../support/device-flow.js';
+import { ownStack } from '../support/shared-stack.js';
 
 const MiB = 1024 * 1024;
 // About 300 MB of rows that compress only about in half, so the backup takes a while.
@@ -24,13 +26,8 @@ describe('backups under faults: no staging on disk, kill -9 mid-upload', () => {
   let bucket: ObjectStore;
 
   before(async () => {
-    stack = await Stack.start({
-      env: {
-        DEVICE_POLL_INTERVAL_SECONDS: '1',
-        RATE_LIMIT_FREE_BURST: '1000',
-        RATE_LIMIT_FREE_PER_MINUTE: '60000',
-        JOB_LEASE_SECONDS: '3',
-      },
+    stack = await ownStack({
+      JOB_LEASE_SECONDS: '3',
     });
     bucket = stack.bucket();
     user = await signIn(new ApiClient(stack.baseUrl), 'fault-tester');

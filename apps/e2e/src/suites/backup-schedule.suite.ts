@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Backup, Project } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
-import { ApiClient, Stack, signIn } from '@pgcloud/testing';
+import { ApiClient, signIn } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/testing';
 import type { ObjectStore } from '@pgcloud/storage';
 import { expectData } from '../support/assertions.js';
 import { runningDatabase } from '../support/databases.js';
 import { sleep } from '../support/device-flow.js';
+import { ownStack } from '../support/shared-stack.js';
 
 const PERIOD_S = 8;
 const RETENTION_S = 20;
@@ -22,15 +24,10 @@ describe('automated backups: one per database and period, expired ones swept', (
   const databases = new Map<string, string>(); // name -> id
 
   before(async () => {
-    stack = await Stack.start({
-      env: {
-        DEVICE_POLL_INTERVAL_SECONDS: '1',
-        RATE_LIMIT_FREE_BURST: '1000',
-        RATE_LIMIT_FREE_PER_MINUTE: '60000',
-        BACKUP_SCHEDULE_INTERVAL_SECONDS: String(PERIOD_S),
-        BACKUP_CHECK_INTERVAL_SECONDS: String(CHECK_S),
-        BACKUP_RETENTION_FREE_SECONDS: String(RETENTION_S),
-      },
+    stack = await ownStack({
+      BACKUP_SCHEDULE_INTERVAL_SECONDS: String(PERIOD_S),
+      BACKUP_CHECK_INTERVAL_SECONDS: String(CHECK_S),
+      BACKUP_RETENTION_FREE_SECONDS: String(RETENTION_S),
     });
     await stack.startApp('backup-service', { name: 'backup-service-2' });
     bucket = stack.bucket();

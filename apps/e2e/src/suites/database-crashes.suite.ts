@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Database, Project } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
-import { ApiClient, Stack, signIn } from '@pgcloud/testing';
+import { ApiClient, signIn } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/testing';
 import { expectData } from '../support/assertions.js';
 import { psql, runningDatabase, waitForStatus } from '../support/databases.js';
 import { sleep } from '../support/device-flow.js';
+import { ownStack } from '../support/shared-stack.js';
 
 /** The pid in a data directory's postmaster.pid: the server's main process. */
 function postmasterPid(dataDir: string, serverId: string): number {
@@ -34,14 +36,9 @@ describe('the provisioner watching its servers: crashes and the storage limit', 
   let project: Project;
 
   before(async () => {
-    stack = await Stack.start({
-      env: {
-        DEVICE_POLL_INTERVAL_SECONDS: '1',
-        RATE_LIMIT_FREE_BURST: '1000',
-        RATE_LIMIT_FREE_PER_MINUTE: '60000',
-        RECONCILE_INTERVAL_SECONDS: '2',
-        JOB_LEASE_SECONDS: '3',
-      },
+    stack = await ownStack({
+      RECONCILE_INTERVAL_SECONDS: '2',
+      JOB_LEASE_SECONDS: '3',
     });
     user = await signIn(new ApiClient(stack.baseUrl), 'crash-tester');
     project = expectData<Project>(await user.api.post('/projects', { name: 'crashes' }), 201);

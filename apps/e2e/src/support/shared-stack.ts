@@ -18,6 +18,21 @@ export const SHARED_STACK_ENV = {
   DOWNLOAD_URL_TTL_SECONDS: '5',
 };
 
+/**
+ * For suites that start a stack of their own (they kill or reconfigure its apps): a quick
+ * device flow and roomy Free buckets, plus the suite's own settings.
+ */
+export function ownStack(env: Record<string, string>): Promise<Stack> {
+  return Stack.start({
+    env: {
+      DEVICE_POLL_INTERVAL_SECONDS: '1',
+      RATE_LIMIT_FREE_BURST: '1000',
+      RATE_LIMIT_FREE_PER_MINUTE: '60000',
+      ...env,
+    },
+  });
+}
+
 let started: Promise<Stack> | undefined;
 
 /** The stack of this test run, started on first use. */
