@@ -5,3 +5,8 @@ export * from './scram.js';
 export * from './certificates.js';
 export * from './tls-login.js';
 export * from './metadata-typeorm.js';
+export * from './socket-session.js';
+export * from './socket-path.js';
+export * from './conf-files.js';
+export * from './postmaster-lock.js';
+export * from './local-cluster.js';
