@@ -12,3 +12,5 @@ export * from './projects/projects.types.js';
 export * from './databases/databases.patterns.js';
 export * from './databases/databases.dto.js';
 export * from './databases/databases.types.js';
+export * from './local-databases/local-databases.dto.js';
+export * from './local-databases/local-databases.types.js';

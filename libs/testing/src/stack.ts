@@ -1,24 +1,22 @@
 import type { ChildProcess } from 'node:child_process';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { ServiceName } from '@pgcloud/contracts';
 import { HEALTH_PING } from '@pgcloud/contracts';
 import { ServiceClient, eventsExchange, queueName } from '@pgcloud/messaging';
 import amqp from 'amqplib';
 import pg from 'pg';
+import { exitOf, pipeToFile, spawnApp, stopChild, WORKSPACE_ROOT } from './app-process.js';
 import { freePort } from './free-port.js';
 import type { LauncherEnv } from './launcher-env.js';
 import { loadLauncherEnv } from './launcher-env.js';
+import { daemonAnswers } from './local-daemon.js';
 import { stopLocalServers } from './local-servers.js';
 import { missingPrerequisites } from './prerequisites.js';
-
-/** The repository's root, where `apps/` lives. */
-export const WORKSPACE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** The processes of the cloud stack, in start order. */
 export const STACK_APPS = [
@@ -27,7 +25,9 @@ export const STACK_APPS = [
   'database-provisioner',
   'api-gateway',
 ] as const;
-export type AppName = (typeof STACK_APPS)[number];
+/** What `npm run up` starts: the cloud stack and the local daemon. */
+export const UP_APPS = [...STACK_APPS, 'local-daemon'] as const;
+export type AppName = (typeof UP_APPS)[number];
 
 const SERVICE_OF: Partial<Record<AppName, ServiceName>> = {
   'auth-service': 'auth',
@@ -114,35 +114,23 @@ export class Stack {
 
   private async spawnApp(app: AppName, name: string, env: Record<string, string>): Promise<void> {
     if (this.children.has(name)) return;
-    const child = spawn(
-      process.execPath,
-      ['--enable-source-maps', join(WORKSPACE_ROOT, 'apps', app, 'dist', 'main.js')],
-      {
-        env: {
-          ...process.env,
-          ...this.env,
-          ...env,
-          ...(this.options.output === 'files' ? { NO_COLOR: '1' } : {}),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawnApp(app, {
+      ...this.env,
+      ...env,
+      ...(this.options.output === 'files' ? { NO_COLOR: '1' } : {}),
+    });
     this.children.set(name, child);
     this.pipeOutput(name, child);
-    const gatewayUrl = `http://127.0.0.1:${env['GATEWAY_PORT'] ?? this.env['GATEWAY_PORT']}`;
-    await this.waitReady(app, name, child, gatewayUrl);
+    const port = app === 'local-daemon' ? 'DAEMON_PORT' : 'GATEWAY_PORT';
+    const httpUrl = `http://127.0.0.1:${env[port] ?? this.env[port]}`;
+    await this.waitReady(app, name, child, httpUrl);
   }
 
   /** Stops one app (SIGTERM, then SIGKILL after 10 s), or kills it at once. */
   async stopApp(name: string, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     const child = this.children.get(name);
     this.children.delete(name);
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill(signal);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
+    if (child) await stopChild(child, signal);
   }
 
   /** Stops every app and, for an isolated stack, drops its database and queues. */
@@ -175,10 +163,7 @@ export class Stack {
 
   private pipeOutput(app: string, child: ChildProcess): void {
     if (this.options.output === 'files') {
-      mkdirSync(this.logDir, { recursive: true });
-      const file = createWriteStream(join(this.logDir, `${app}.log`), { flags: 'a' });
-      child.stdout?.pipe(file, { end: false });
-      child.stderr?.pipe(file, { end: false });
+      pipeToFile(child, join(this.logDir, `${app}.log`));
       return;
     }
     const prefix = `[${app}]`.padEnd(18);
@@ -196,20 +181,19 @@ export class Stack {
     app: AppName,
     name: string,
     child: ChildProcess,
-    gatewayUrl: string,
+    httpUrl: string,
   ): Promise<void> {
-    const exited = new Promise<never>((_, reject) =>
-      child.once('exit', (code, signal) =>
-        reject(new Error(`${name} exited (${signal ?? code}) while starting; see its log`)),
-      ),
-    );
-    exited.catch(() => undefined);
+    const exited = exitOf(child, name);
     const deadline = Date.now() + READY_TIMEOUT_MS;
     const service = SERVICE_OF[app];
     const probe = service ? this.servicePinger(service) : null;
     try {
       while (Date.now() < deadline) {
-        const ready = probe ? await probe.ping() : await gatewayAnswers(gatewayUrl);
+        const ready = probe
+          ? await probe.ping()
+          : app === 'local-daemon'
+            ? await daemonAnswers(httpUrl)
+            : await gatewayAnswers(httpUrl);
         if (ready) return;
         await Promise.race([exited, sleep(200)]);
       }
@@ -278,9 +262,17 @@ async function stackEnv(
           DATABASE_URL: launcher.DATABASE_URL,
           RMQ_QUEUE_PREFIX: launcher.RMQ_QUEUE_PREFIX,
           RABBITMQ_URL: launcher.RABBITMQ_URL,
+          DATA_DIR: launcher.DATA_DIR,
         }),
     ...options.env,
   };
+  if (options.apps.includes('local-daemon')) {
+    env['DAEMON_PORT'] ??= String(launcher.DAEMON_PORT);
+    // In a stack the daemon keeps its server with the stack's other data, which
+    // PostgreSQL's OS user reaches already, rather than under a home folder it may not.
+    env['DAEMON_DATA_DIR'] ??=
+      launcher.DAEMON_DATA_DIR ?? resolve(WORKSPACE_ROOT, env['DATA_DIR'] ?? '.data', 'daemon');
+  }
   env['GATEWAY_PORT'] ??= String(options.isolated ? await freePort() : launcher.GATEWAY_PORT);
   env['PUBLIC_BASE_URL'] ??=
     (options.isolated ? undefined : launcher.PUBLIC_BASE_URL) ??
