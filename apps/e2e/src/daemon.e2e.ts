@@ -7,5 +7,6 @@ import './suites/local-daemon-templates.suite.js';
 import './suites/local-daemon-refusals.suite.js';
 import './suites/local-daemon-lifecycle.suite.js';
 import './suites/local-daemon-existing-server.suite.js';
+import './suites/local-daemon-secrets.suite.js';
 
 after(stopSharedDaemon);

@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, validateEnv } from '@pgcloud/config';
+import { pgBinDir } from '@pgcloud/postgres';
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 
 /** local-daemon settings (see .env.example and decisions.md sections 8 and 9). */
@@ -64,7 +64,7 @@ export class DaemonConfig {
   }
 
   get pgBinDir(): string {
-    return this.PG_BIN_DIR ?? execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
+    return pgBinDir(this.PG_BIN_DIR);
   }
 
   /** `$XDG_..._HOME/pgcloud`; a relative XDG value is ignored, as the XDG spec says. */

@@ -3,10 +3,9 @@
 // same machine in the same run. It only prints; nothing passes or fails on a number.
 import { Logger } from '@nestjs/common';
 import type { Cleanup } from '@pgcloud/testing';
-import { ApiClient, Stack, runBench } from '@pgcloud/testing';
+import { ApiClient, Stack, formatReport, runBench } from '@pgcloud/testing';
 import { openBaseline } from './baseline.js';
 import { POLL_MS, createProject, deleteDatabases, signInPro, timeCreate } from './pgcloud.js';
-import { formatReport } from './report.js';
 
 /**
  * The bench polls often as a Pro user: Pro's rate limit out of the way, and a quick

@@ -10,3 +10,4 @@ export * from './socket-path.js';
 export * from './conf-files.js';
 export * from './postmaster-lock.js';
 export * from './local-cluster.js';
+export * from './pg-bin-dir.js';

@@ -13,3 +13,4 @@ export * from './local-s3.js';
 export * from './run-bench.js';
 export * from './app-process.js';
 export * from './local-daemon.js';
+export * from './bench-report.js';
