@@ -11,6 +11,5 @@ export * from './secret-scan.js';
 export * from './local-servers.js';
 export * from './local-s3.js';
 export * from './run-bench.js';
-export * from './app-process.js';
 export * from './local-daemon.js';
 export * from './bench-report.js';

@@ -1,23 +1,25 @@
 import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ApiClient } from './api-client.js';
-import { exitOf, pipeToFile, spawnApp, stopChild, WORKSPACE_ROOT } from './app-process.js';
 import { freePort } from './free-port.js';
 import { stopLocalServers } from './local-servers.js';
+import { daemonAnswers, WORKSPACE_ROOT } from './stack.js';
 
 const READY_TIMEOUT_MS = 60_000;
+const KILL_AFTER_MS = 10_000;
 
-/** True when a local daemon answers HTTP at `baseUrl` (401 without a token is an answer). */
-export async function daemonAnswers(baseUrl: string): Promise<boolean> {
-  try {
-    const response = await fetch(`${baseUrl}/databases`, { signal: AbortSignal.timeout(2000) });
-    return response.status === 401;
-  } catch {
-    return false;
-  }
+/** Starts the built daemon (`apps/local-daemon/dist/main.js`) with these settings. */
+export function spawnLocalDaemon(env: Record<string, string>): ChildProcess {
+  const main = join(WORKSPACE_ROOT, 'apps', 'local-daemon', 'dist', 'main.js');
+  return spawn(process.execPath, ['--enable-source-maps', main], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /**
@@ -53,8 +55,8 @@ export class LocalDaemon {
       .replace(/[-:.TZ]/g, '')
       .slice(0, 14);
     const logFile = join(WORKSPACE_ROOT, '.data', 'logs', 'local-daemon', `${name}-${stamp}.log`);
-    const child = spawnApp('local-daemon', settings);
-    pipeToFile(child, logFile);
+    const child = spawnLocalDaemon(settings);
+    appendOutput(child, logFile);
     const baseUrl = `http://127.0.0.1:${settings.DAEMON_PORT}`;
     const daemon = new LocalDaemon(child, rootDir, settings, baseUrl, logFile);
     try {
@@ -68,15 +70,21 @@ export class LocalDaemon {
 
   /** Stops the process (SIGTERM, as a person would) and starts it again on the same files. */
   async restart(): Promise<void> {
-    await stopChild(this.child, 'SIGTERM');
-    this.child = spawnApp('local-daemon', this.env);
-    pipeToFile(this.child, this.logFile);
+    await this.stopProcess();
+    this.child = spawnLocalDaemon(this.env);
+    appendOutput(this.child, this.logFile);
     await this.waitReady();
   }
 
   /** Stops the process alone (SIGTERM), leaving its files, for a test to look at them. */
   async stopProcess(): Promise<void> {
-    await stopChild(this.child, 'SIGTERM');
+    const child = this.child;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
+    await exited;
+    clearTimeout(timer);
   }
 
   /** The token the daemon wrote on its first start. */
@@ -96,13 +104,18 @@ export class LocalDaemon {
 
   /** Stops the daemon (SIGTERM), then any server it left running, then removes its files. */
   async stop(): Promise<void> {
-    await stopChild(this.child, 'SIGTERM');
+    await this.stopProcess();
     await stopLocalServers(this.rootDir, this.env['PG_OS_USER']);
     await rm(this.rootDir, { recursive: true, force: true });
   }
 
   private async waitReady(): Promise<void> {
-    const exited = exitOf(this.child, `the local daemon (log: ${this.logFile})`);
+    const exited = new Promise<never>((_, reject) =>
+      this.child.once('exit', (code, signal) =>
+        reject(new Error(`the local daemon exited (${signal ?? code}); see ${this.logFile}`)),
+      ),
+    );
+    exited.catch(() => undefined);
     const deadline = Date.now() + READY_TIMEOUT_MS;
     while (!(await daemonAnswers(this.baseUrl))) {
       if (Date.now() > deadline)
@@ -110,4 +123,11 @@ export class LocalDaemon {
       await Promise.race([exited, delay(100)]);
     }
   }
+}
+
+function appendOutput(child: ChildProcess, file: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const log = createWriteStream(file, { flags: 'a' });
+  child.stdout?.pipe(log, { end: false });
+  child.stderr?.pipe(log, { end: false });
 }

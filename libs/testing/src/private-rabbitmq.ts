@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port.js';
 import { canConnect } from './prerequisites.js';
-import { WORKSPACE_ROOT } from './app-process.js';
-import { newRunId } from './stack.js';
+import { WORKSPACE_ROOT, newRunId } from './stack.js';
 
 // Debian keeps the real scripts here; /usr/sbin's wrappers would switch to the rabbitmq user.
 const DEBIAN_SCRIPTS = '/usr/lib/rabbitmq/bin';

@@ -1,22 +1,24 @@
 import type { ChildProcess } from 'node:child_process';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { ServiceName } from '@pgcloud/contracts';
 import { HEALTH_PING } from '@pgcloud/contracts';
 import { ServiceClient, eventsExchange, queueName } from '@pgcloud/messaging';
 import amqp from 'amqplib';
 import pg from 'pg';
-import { exitOf, pipeToFile, spawnApp, stopChild, WORKSPACE_ROOT } from './app-process.js';
 import { freePort } from './free-port.js';
 import type { LauncherEnv } from './launcher-env.js';
 import { loadLauncherEnv } from './launcher-env.js';
-import { daemonAnswers } from './local-daemon.js';
 import { stopLocalServers } from './local-servers.js';
 import { missingPrerequisites } from './prerequisites.js';
+
+/** The repository's root, where `apps/` lives. */
+export const WORKSPACE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** The processes of the cloud stack, in start order. */
 export const STACK_APPS = [
@@ -114,11 +116,19 @@ export class Stack {
 
   private async spawnApp(app: AppName, name: string, env: Record<string, string>): Promise<void> {
     if (this.children.has(name)) return;
-    const child = spawnApp(app, {
-      ...this.env,
-      ...env,
-      ...(this.options.output === 'files' ? { NO_COLOR: '1' } : {}),
-    });
+    const child = spawn(
+      process.execPath,
+      ['--enable-source-maps', join(WORKSPACE_ROOT, 'apps', app, 'dist', 'main.js')],
+      {
+        env: {
+          ...process.env,
+          ...this.env,
+          ...env,
+          ...(this.options.output === 'files' ? { NO_COLOR: '1' } : {}),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.children.set(name, child);
     this.pipeOutput(name, child);
     const port = app === 'local-daemon' ? 'DAEMON_PORT' : 'GATEWAY_PORT';
@@ -130,7 +140,12 @@ export class Stack {
   async stopApp(name: string, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     const child = this.children.get(name);
     this.children.delete(name);
-    if (child) await stopChild(child, signal);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
   }
 
   /** Stops every app and, for an isolated stack, drops its database and queues. */
@@ -163,7 +178,10 @@ export class Stack {
 
   private pipeOutput(app: string, child: ChildProcess): void {
     if (this.options.output === 'files') {
-      pipeToFile(child, join(this.logDir, `${app}.log`));
+      mkdirSync(this.logDir, { recursive: true });
+      const file = createWriteStream(join(this.logDir, `${app}.log`), { flags: 'a' });
+      child.stdout?.pipe(file, { end: false });
+      child.stderr?.pipe(file, { end: false });
       return;
     }
     const prefix = `[${app}]`.padEnd(18);
@@ -183,7 +201,12 @@ export class Stack {
     child: ChildProcess,
     httpUrl: string,
   ): Promise<void> {
-    const exited = exitOf(child, name);
+    const exited = new Promise<never>((_, reject) =>
+      child.once('exit', (code, signal) =>
+        reject(new Error(`${name} exited (${signal ?? code}) while starting; see its log`)),
+      ),
+    );
+    exited.catch(() => undefined);
     const deadline = Date.now() + READY_TIMEOUT_MS;
     const service = SERVICE_OF[app];
     const probe = service ? this.servicePinger(service) : null;
@@ -262,7 +285,6 @@ async function stackEnv(
           DATABASE_URL: launcher.DATABASE_URL,
           RMQ_QUEUE_PREFIX: launcher.RMQ_QUEUE_PREFIX,
           RABBITMQ_URL: launcher.RABBITMQ_URL,
-          DATA_DIR: launcher.DATA_DIR,
         }),
     ...options.env,
   };
@@ -271,7 +293,8 @@ async function stackEnv(
     // In a stack the daemon keeps its server with the stack's other data, which
     // PostgreSQL's OS user reaches already, rather than under a home folder it may not.
     env['DAEMON_DATA_DIR'] ??=
-      launcher.DAEMON_DATA_DIR ?? resolve(WORKSPACE_ROOT, env['DATA_DIR'] ?? '.data', 'daemon');
+      launcher.DAEMON_DATA_DIR ??
+      resolve(WORKSPACE_ROOT, env['DATA_DIR'] ?? launcher.DATA_DIR, 'daemon');
   }
   env['GATEWAY_PORT'] ??= String(options.isolated ? await freePort() : launcher.GATEWAY_PORT);
   env['PUBLIC_BASE_URL'] ??=
@@ -310,6 +333,16 @@ export async function dropIsolatedResources(env: Record<string, string>): Promis
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** True when a local daemon answers HTTP at `baseUrl` (401 without a token is an answer). */
+export async function daemonAnswers(baseUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${baseUrl}/databases`, { signal: AbortSignal.timeout(2000) });
+    return response.status === 401;
+  } catch {
+    return false;
+  }
 }
 
 async function gatewayAnswers(baseUrl: string): Promise<boolean> {

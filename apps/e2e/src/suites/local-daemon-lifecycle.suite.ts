@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { LocalDatabaseDetail } from '@pgcloud/contracts';
-import { canConnect, freePort, LocalDaemon, spawnApp } from '@pgcloud/testing';
+import { canConnect, freePort, LocalDaemon, spawnLocalDaemon } from '@pgcloud/testing';
 import { expectData } from '../support/assertions.js';
 import { waitUntilClosed } from '../support/databases.js';
 import { sql } from '../support/local-daemon.js';
@@ -13,7 +13,7 @@ import { sql } from '../support/local-daemon.js';
 async function refusedStart(
   env: Record<string, string>,
 ): Promise<{ code: number; stderr: string }> {
-  const child = spawnApp('local-daemon', {
+  const child = spawnLocalDaemon({
     DAEMON_PORT: String(await freePort()),
     DAEMON_PG_PORT: String(await freePort()),
     NO_COLOR: '1',
