@@ -3,20 +3,12 @@
 // in the same run. It only prints; nothing passes or fails on a number.
 import { resolveOsUser } from '@pgcloud/postgres';
 import type { Cleanup } from '@pgcloud/testing';
-import { LocalDaemon, formatReport, runBench } from '@pgcloud/testing';
+import { LocalDaemon, benchCount, formatReport, runBench } from '@pgcloud/testing';
 import { timeCreatedb, timeDaemonCopy } from './copies.js';
 import { deleteCopies, makeTemplate } from './template.js';
 
 /** The account PostgreSQL runs as when we are root, as the daemon reads it. */
 const OS_USER = process.env['PG_OS_USER'] ?? 'postgres';
-
-function benchCount(): number {
-  const raw = process.env['BENCH_COUNT'] ?? '10';
-  const count = Number(raw);
-  if (!Number.isInteger(count) || count < 1)
-    throw new Error(`BENCH_COUNT must be a whole number >= 1, not "${raw}"`);
-  return count;
-}
 
 /**
  * Copies one after another, the two ways taking turns so both meet the same machine;

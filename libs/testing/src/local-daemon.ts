@@ -97,11 +97,6 @@ export class LocalDaemon {
     return new ApiClient(this.baseUrl, await this.token());
   }
 
-  /** Whether the process is still running. */
-  get running(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
-  }
-
   /** Stops the daemon (SIGTERM), then any server it left running, then removes its files. */
   async stop(): Promise<void> {
     await this.stopProcess();
