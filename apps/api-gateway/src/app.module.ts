@@ -2,7 +2,12 @@ import type { DynamicModule, MiddlewareConsumer, NestModule } from '@nestjs/comm
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
-import { createValidationPipe } from '@pgcloud/messaging';
+import {
+  BODY_LIMIT,
+  createValidationPipe,
+  EnvelopeInterceptor,
+  HttpErrorFilter,
+} from '@pgcloud/http';
 import express from 'express';
 import { AuthController } from './auth/auth.controller.js';
 import { BackupsController } from './backups/backups.controller.js';
@@ -15,16 +20,11 @@ import { CaCertificateController } from './databases/ca-certificate.controller.j
 import { DatabasesController } from './databases/databases.controller.js';
 import { DevicePageController } from './device/device-page.controller.js';
 import { HealthController } from './health/health.controller.js';
-import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
-import { HttpErrorFilter } from './http/http-error.filter.js';
 import { ProjectsController, RegionsController } from './projects/projects.controller.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
 import { InMemoryRateLimitStore, RateLimitStore } from './rate-limit/rate-limit.store.js';
 import { RedisRateLimitStore } from './rate-limit/redis-rate-limit.store.js';
-
-/** Request bodies above this are refused with 413 (decisions.md section 1). */
-export const BODY_LIMIT = '64kb';
 
 const CONTROLLERS = [
   DatabasesController,

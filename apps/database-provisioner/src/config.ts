@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { CommonEnv, validateEnv } from '@pgcloud/config';
+import { pgBinDir } from '@pgcloud/postgres';
 import {
   IsIn,
   IsInt,
@@ -76,7 +76,7 @@ export class ProvisionerConfig extends CommonEnv {
   }
 
   get pgBinDir(): string {
-    return this.PG_BIN_DIR ?? execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
+    return pgBinDir(this.PG_BIN_DIR);
   }
 }
 

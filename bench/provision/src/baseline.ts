@@ -1,11 +1,16 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { OsUser } from '@pgcloud/postgres';
-import { assertReachable, ensureOwnedDir, resolveOsUser, runPgTool } from '@pgcloud/postgres';
+import {
+  assertReachable,
+  ensureOwnedDir,
+  pgBinDir,
+  resolveOsUser,
+  runPgTool,
+} from '@pgcloud/postgres';
 import { freePort, stopLocalServers } from '@pgcloud/testing';
 import pg from 'pg';
 
@@ -25,21 +30,14 @@ interface ClusterPaths {
   logFile: string;
 }
 
-/** The same binaries as the provisioner's servers: PG_BIN_DIR, or where pg_config says. */
-function pgBinDir(): string {
-  return (
-    process.env['PG_BIN_DIR'] ??
-    execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim()
-  );
-}
-
 /**
  * Prepares a temp directory for the clusters. mkdtemp makes it 0700 and ours; PostgreSQL's
  * OS user must pass through it to its cluster's own directory, so it becomes 0755.
  */
 export async function openBaseline(osUserName: string): Promise<Baseline> {
   const osUser = await resolveOsUser(osUserName);
-  const binDir = pgBinDir();
+  // The same binaries as the provisioner's servers.
+  const binDir = pgBinDir(process.env['PG_BIN_DIR']);
   const root = await mkdtemp(join(tmpdir(), 'pgcloud-bench-'));
   const close = async (): Promise<void> => {
     await stopLocalServers(root, osUserName);

@@ -3,10 +3,9 @@
 // same machine in the same run. It only prints; nothing passes or fails on a number.
 import { Logger } from '@nestjs/common';
 import type { Cleanup } from '@pgcloud/testing';
-import { ApiClient, Stack, runBench } from '@pgcloud/testing';
+import { ApiClient, Stack, benchCount, formatReport, runBench } from '@pgcloud/testing';
 import { openBaseline } from './baseline.js';
 import { POLL_MS, createProject, deleteDatabases, signInPro, timeCreate } from './pgcloud.js';
-import { formatReport } from './report.js';
 
 /**
  * The bench polls often as a Pro user: Pro's rate limit out of the way, and a quick
@@ -20,14 +19,6 @@ const STACK_ENV = {
 };
 /** The account PostgreSQL runs as when we are root, as the provisioner reads it. */
 const OS_USER = process.env['PG_OS_USER'] ?? 'postgres';
-
-function benchCount(): number {
-  const raw = process.env['BENCH_COUNT'] ?? '10';
-  const count = Number(raw);
-  if (!Number.isInteger(count) || count < 1)
-    throw new Error(`BENCH_COUNT must be a whole number >= 1, not "${raw}"`);
-  return count;
-}
 
 /**
  * Runs before the stack starts, so its idle apps take no CPU from the baseline; each

@@ -9,6 +9,8 @@ export * from './auth/auth.types.js';
 export * from './projects/projects.patterns.js';
 export * from './projects/projects.dto.js';
 export * from './projects/projects.types.js';
+export * from './local-databases/local-databases.dto.js';
+export * from './local-databases/local-databases.types.js';
 export * from './databases/databases.patterns.js';
 export * from './databases/databases.dto.js';
 export * from './databases/databases.types.js';

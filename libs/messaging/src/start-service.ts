@@ -1,23 +1,14 @@
 import 'reflect-metadata';
-import type { LogLevel } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice } from '@nestjs/common';
 import type { ServiceName } from '@pgcloud/contracts';
+import { createValidationPipe, logLevels } from '@pgcloud/http';
 import { AckInterceptor } from './ack.interceptor.js';
 import { GracefulServerRMQ } from './graceful-server-rmq.js';
 import type { BrokerSettings } from './rmq-options.js';
 import { rmqServerOptions } from './rmq-options.js';
 import { RpcErrorFilter } from './rpc-error.filter.js';
-import { createValidationPipe } from './validation.pipe.js';
-
-const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
-
-/** The log levels at and above the configured one. */
-export function logLevels(level: string): LogLevel[] {
-  const index = LEVELS.indexOf(level as LogLevel);
-  return LEVELS.slice(0, index < 0 ? 4 : index + 1);
-}
 
 /**
  * Starts a service as a RabbitMQ microservice with pgcloud's settings: explicit acks,

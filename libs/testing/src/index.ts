@@ -12,3 +12,5 @@ export * from './local-servers.js';
 export * from './local-s3.js';
 export * from './run-s3.js';
 export * from './run-bench.js';
+export * from './local-daemon.js';
+export * from './bench-report.js';

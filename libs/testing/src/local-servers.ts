@@ -1,7 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { resolveOsUser, runPgTool } from '@pgcloud/postgres';
+import { pgBinDir, resolveOsUser, runPgTool } from '@pgcloud/postgres';
 
 /** Every PostgreSQL data directory under `root` with a postmaster.pid: servers that may run. */
 function dataDirsWithPostmaster(root: string, depth = 5): string[] {
@@ -22,7 +21,7 @@ function dataDirsWithPostmaster(root: string, depth = 5): string[] {
 export async function stopLocalServers(dataDir: string, osUserName = 'postgres'): Promise<void> {
   const dataDirs = dataDirsWithPostmaster(dataDir);
   if (dataDirs.length === 0) return;
-  const binDir = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
+  const binDir = pgBinDir();
   const osUser = await resolveOsUser(osUserName);
   await Promise.all(
     dataDirs.map((pgdata) =>

@@ -33,3 +33,12 @@ export async function runBench(bench: (cleanups: Cleanup[]) => Promise<string>):
     await runCleanups(cleanups);
   }
 }
+
+/** BENCH_COUNT, the number of runs a benchmark makes (10 unless set). */
+export function benchCount(env: Record<string, string | undefined> = process.env): number {
+  const raw = env['BENCH_COUNT'] ?? '10';
+  const count = Number(raw);
+  if (!Number.isInteger(count) || count < 1)
+    throw new Error(`BENCH_COUNT must be a whole number >= 1, not "${raw}"`);
+  return count;
+}

@@ -31,7 +31,9 @@ export const STACK_APPS = [
   'backup-service',
   'api-gateway',
 ] as const;
-export type AppName = (typeof STACK_APPS)[number];
+/** What `npm run up` starts: the cloud stack and the local daemon. */
+export const UP_APPS = [...STACK_APPS, 'local-daemon'] as const;
+export type AppName = (typeof UP_APPS)[number];
 
 const SERVICE_OF: Partial<Record<AppName, ServiceName>> = {
   'auth-service': 'auth',
@@ -171,8 +173,9 @@ export class Stack {
     });
     this.children.set(name, child);
     this.pipeOutput(name, child);
-    const gatewayUrl = `http://127.0.0.1:${env['GATEWAY_PORT'] ?? this.env['GATEWAY_PORT']}`;
-    await this.waitReady(app, name, child, gatewayUrl);
+    const port = app === 'local-daemon' ? 'DAEMON_PORT' : 'GATEWAY_PORT';
+    const httpUrl = `http://127.0.0.1:${env[port] ?? this.env[port]}`;
+    await this.waitReady(app, name, child, httpUrl);
   }
 
   /** Stops one app (SIGTERM, then SIGKILL after 10 s), or kills it at once. */
@@ -240,7 +243,7 @@ export class Stack {
     app: AppName,
     name: string,
     child: ChildProcess,
-    gatewayUrl: string,
+    httpUrl: string,
   ): Promise<void> {
     const exited = new Promise<never>((_, reject) =>
       child.once('exit', (code, signal) =>
@@ -253,7 +256,11 @@ export class Stack {
     const probe = service ? this.servicePinger(service) : null;
     try {
       while (Date.now() < deadline) {
-        const ready = probe ? await probe.ping() : await gatewayAnswers(gatewayUrl);
+        const ready = probe
+          ? await probe.ping()
+          : app === 'local-daemon'
+            ? await daemonAnswers(httpUrl)
+            : await gatewayAnswers(httpUrl);
         if (ready) return;
         await Promise.race([exited, sleep(200)]);
       }
@@ -326,6 +333,14 @@ async function stackEnv(
         }),
     ...options.env,
   };
+  if (options.apps.includes('local-daemon')) {
+    env['DAEMON_PORT'] ??= String(launcher.DAEMON_PORT);
+    // In a stack the daemon keeps its server with the stack's other data, which
+    // PostgreSQL's OS user reaches already, rather than under a home folder it may not.
+    env['DAEMON_DATA_DIR'] ??=
+      launcher.DAEMON_DATA_DIR ??
+      resolve(WORKSPACE_ROOT, env['DATA_DIR'] ?? launcher.DATA_DIR, 'daemon');
+  }
   env['GATEWAY_PORT'] ??= String(options.isolated ? await freePort() : launcher.GATEWAY_PORT);
   env['PUBLIC_BASE_URL'] ??=
     (options.isolated ? undefined : launcher.PUBLIC_BASE_URL) ??
@@ -364,6 +379,16 @@ export async function dropIsolatedResources(env: Record<string, string>): Promis
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** True when a local daemon answers HTTP at `baseUrl` (401 without a token is an answer). */
+export async function daemonAnswers(baseUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${baseUrl}/databases`, { signal: AbortSignal.timeout(2000) });
+    return response.status === 401;
+  } catch {
+    return false;
+  }
 }
 
 async function gatewayAnswers(baseUrl: string): Promise<boolean> {

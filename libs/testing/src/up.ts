@@ -1,13 +1,14 @@
-import { Stack } from './stack.js';
+import { Stack, UP_APPS } from './stack.js';
 
 /**
- * `npm run up`: the whole stack on this machine with prefixed logs, until Ctrl-C.
- * Uses the configured metadata database and queues, so data stays between runs.
+ * `npm run up`: the whole stack and the local daemon on this machine with prefixed logs,
+ * until Ctrl-C. Uses the configured metadata database and queues, so data stays between
+ * runs.
  */
 export async function runUp(): Promise<void> {
   let stack: Stack;
   try {
-    stack = await Stack.start({ isolated: false, output: 'console' });
+    stack = await Stack.start({ isolated: false, output: 'console', apps: UP_APPS });
   } catch (err) {
     console.error(
       `\npgcloud could not start:\n${err instanceof Error ? err.message : String(err)}`,
@@ -17,7 +18,11 @@ export async function runUp(): Promise<void> {
   }
   const s3 = stack.env['S3_ENDPOINT'] ?? process.env['S3_ENDPOINT'];
   console.log(
-    `\npgcloud is up.\n  API:               ${stack.baseUrl}\n  Verification page: ${stack.env['PUBLIC_BASE_URL']}/device\n  S3 (backups):      ${s3} bucket ${stack.env['S3_BUCKET'] ?? process.env['S3_BUCKET'] ?? 'pgcloud'}\nPress Ctrl-C to stop.\n`,
+    `\npgcloud is up.\n  API:               ${stack.baseUrl}\n  Verification page: ${stack.env['PUBLIC_BASE_URL']}/device\n` +
+      `  Local daemon:      http://127.0.0.1:${stack.env['DAEMON_PORT']} ` +
+      '(token in DAEMON_TOKEN_FILE, default ~/.config/pgcloud/daemon.token)\n' +
+      `  S3 (backups):      ${s3} bucket ${stack.env['S3_BUCKET'] ?? process.env['S3_BUCKET'] ?? 'pgcloud'}\n` +
+      'Press Ctrl-C to stop.\n',
   );
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {

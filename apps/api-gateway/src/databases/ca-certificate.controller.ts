@@ -2,9 +2,10 @@ import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { RequestContext } from '@pgcloud/contracts';
 import { DATABASE_PATTERNS } from '@pgcloud/contracts';
+import { RawResponse } from '@pgcloud/http';
 import { ServiceClients } from '../clients/service-clients.js';
 import { Ctx } from '../http/request-context.js';
-import { Public, RawResponse } from '../http/route-flags.js';
+import { Public } from '../http/route-flags.js';
 
 /** `GET /ca.pem`: the CA that issues every database server's certificate. */
 @ApiTags('databases')

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/
 import { ApiBody, ApiConsumes, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { DeviceVerifyRequest, DeviceVerifyResult } from '@pgcloud/contracts';
 import { AUTH_PATTERNS, DeviceVerifyDto, DomainError, httpStatusFor } from '@pgcloud/contracts';
-import { validationDetails } from '@pgcloud/messaging';
+import { RawResponse, validationDetails } from '@pgcloud/http';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import type { Response } from 'express';
@@ -10,7 +10,7 @@ import { ServiceClients } from '../clients/service-clients.js';
 import { GatewayConfig } from '../config.js';
 import type { GatewayRequest } from '../http/request-context.js';
 import { clientIp, contextOf } from '../http/request-context.js';
-import { Public, RawResponse } from '../http/route-flags.js';
+import { Public } from '../http/route-flags.js';
 import { ApiErrors, ApiHtml } from '../openapi/api-envelope.decorator.js';
 import { deviceDone, deviceForm } from './device-page.html.js';
 

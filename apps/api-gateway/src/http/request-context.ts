@@ -1,11 +1,11 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { createParamDecorator } from '@nestjs/common';
 import type { AuthenticatedUser, RequestContext } from '@pgcloud/contracts';
+import type { RequestWithId } from '@pgcloud/http';
 import type { Request } from 'express';
 
 /** What the gateway keeps on each request. */
-export interface GatewayRequest extends Request {
-  requestId: string;
+export interface GatewayRequest extends RequestWithId {
   user?: AuthenticatedUser;
 }
 

@@ -16,6 +16,22 @@ import {
 /** Database names: lowercase letters, digits, `_` and `-`, a letter first, 1 to 63 long. */
 export const DATABASE_NAME_PATTERN = /^[a-z][a-z0-9_-]*$/;
 
+/**
+ * The name rules of decisions.md section 5 on a DTO property: a string of 1 to 63
+ * characters of DATABASE_NAME_PATTERN. The cloud and the local daemon share them.
+ */
+export function IsDatabaseName(): PropertyDecorator {
+  const rules = [
+    IsString(),
+    Length(1, 63, { message: 'name must be 1 to 63 characters long' }),
+    Matches(DATABASE_NAME_PATTERN, {
+      message:
+        'name may hold only lowercase letters, digits, underscores and hyphens, and must start with a letter',
+    }),
+  ];
+  return (target, property) => rules.forEach((rule) => rule(target, property));
+}
+
 /** Names PostgreSQL or pgcloud keep for themselves inside every server. */
 export const RESERVED_DATABASE_NAMES = [
   'postgres',
@@ -63,12 +79,7 @@ export class CreateDatabaseDto {
     maxLength: 63,
     pattern: DATABASE_NAME_PATTERN.source,
   })
-  @IsString()
-  @Length(1, 63, { message: 'name must be 1 to 63 characters long' })
-  @Matches(DATABASE_NAME_PATTERN, {
-    message:
-      'name may hold only lowercase letters, digits, underscores and hyphens, and must start with a letter',
-  })
+  @IsDatabaseName()
   @Matches(/^(?!pg_)/, { message: 'name must not start with pg_ (reserved by PostgreSQL)' })
   @IsNotIn(RESERVED_DATABASE_NAMES, { message: 'name is reserved' })
   name: string;

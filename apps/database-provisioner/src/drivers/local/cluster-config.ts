@@ -1,19 +1,14 @@
 import type { DatabaseConfig } from '@pgcloud/contracts';
+import type { SettingValue } from '@pgcloud/postgres';
+import { renderHbaRules } from '@pgcloud/postgres';
 import { isIP } from 'node:net';
 import { REPLICATION_ROLE } from '../database-driver.js';
-
-/** A postgresql.conf setting's value: numbers as they are, strings quoted. */
-export type SettingValue = string | number;
-
-/** The per-server file the template's postgresql.conf includes last, so its values win. */
-export const SERVER_CONF_FILE = 'pgcloud.conf';
 
 // Small, so that many local servers fit on one machine; a managed pooler is a later concern.
 const MAX_CONNECTIONS = 50;
 const MIN_SHARED_BUFFERS_MB = 32;
-const GENERATED_HEADER = "# Written by pgcloud's local driver, which rewrites this file.";
-// TYPE, DATABASE, USER, ADDRESS: aligned so that a person reading the file sees columns.
-const HBA_COLUMN_WIDTHS = [8, 12, 20, 14];
+/** The first line of every file the driver writes into a server's data directory. */
+export const GENERATED_HEADER = "Written by pgcloud's local driver, which rewrites this file.";
 
 /**
  * Maps a database's size (decisions.md section 5) to PostgreSQL settings (DESIGN.md
@@ -72,20 +67,6 @@ export function serverSettings(input: ServerConfInput): Record<string, SettingVa
   };
 }
 
-/** Renders settings as postgresql.conf text, quoting strings the way the file expects. */
-export function renderConf(settings: Record<string, SettingValue>): string {
-  const lines = Object.entries(settings).map(([name, value]) => {
-    if (!/^[a-z_][a-z0-9_.]*$/.test(name)) throw new Error(`not a setting name: ${name}`);
-    return `${name} = ${typeof value === 'number' ? value : confString(value)}`;
-  });
-  return `${GENERATED_HEADER}\n${lines.join('\n')}\n`;
-}
-
-function confString(value: string): string {
-  if (/[\n\r\0]/.test(value)) throw new Error('a setting value cannot hold line breaks or NUL');
-  return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
-}
-
 /** Reads the port back from a server's settings file (the one source of truth for it). */
 export function portFromConf(text: string): number | undefined {
   const match = /^port = (\d+)$/m.exec(text);
@@ -107,13 +88,7 @@ export function renderHba(listenAddress: string): string {
     ...networks.map((net) => ['hostssl', 'replication', REPLICATION_ROLE, net, 'scram-sha-256']),
     ...networks.map((net) => ['hostssl', 'all', 'all', net, 'scram-sha-256']),
   ];
-  const lines = rows.map((row) =>
-    row
-      .map((cell, i) => cell.padEnd(HBA_COLUMN_WIDTHS[i] ?? 0))
-      .join(' ')
-      .trimEnd(),
-  );
-  return `${GENERATED_HEADER}\n${lines.join('\n')}\n`;
+  return renderHbaRules(rows, GENERATED_HEADER);
 }
 
 /** True when listen_addresses names only loopback addresses (or none: sockets only). */

@@ -1,5 +1,10 @@
 import { tmpdir } from 'node:os';
-import { checkTlsLogin, ensureCertificateAuthority, scramSha256Verifier } from '@pgcloud/postgres';
+import {
+  checkTlsLogin,
+  ensureCertificateAuthority,
+  scramSha256Verifier,
+  withSuperuser,
+} from '@pgcloud/postgres';
 import { canConnect, findSecretsInLogs, freePort } from '@pgcloud/testing';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -12,7 +17,6 @@ import pg from 'pg';
 import type { ServerSpec } from '../database-driver.js';
 import { LocalDriver } from './local.driver.js';
 import { driverPaths, serverPaths } from './server-paths.js';
-import { withSuperuser } from './server-sql.js';
 
 // In the temp folder, like the test stacks: wherever CI clones the checkout, PostgreSQL's
 // user reaches it and the socket paths stay short.

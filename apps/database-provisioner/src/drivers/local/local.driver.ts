@@ -1,24 +1,25 @@
-import type { CertificateAuthority, OsUser } from '@pgcloud/postgres';
+import type { CertificateAuthority, OsUser, PgTools, SocketAddress } from '@pgcloud/postgres';
 import {
+  answers,
   assertReachable,
   ensureCertificateAuthority,
+  ensureCluster,
   ensureOwnedDir,
   resolveOsUser,
-  runPgTool,
+  SERVER_CONF_FILE,
+  startCluster,
+  stopCluster,
+  withSuperuser,
 } from '@pgcloud/postgres';
 import { access, mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { ServerEndpoint, ServerSpec, ServerState } from '../database-driver.js';
 import { DatabaseDriver } from '../database-driver.js';
-import { portFromConf, SERVER_CONF_FILE } from './cluster-config.js';
-import { ensureTemplate } from './cluster-template.js';
-import { removeLocksOfZombies } from './postmaster-lock.js';
+import { portFromConf } from './cluster-config.js';
 import { buildServerFiles } from './server-files.js';
 import type { DriverPaths, ServerPaths } from './server-paths.js';
 import { assertSocketPathFits, driverPaths, serverPaths } from './server-paths.js';
-import type { SocketAddress } from './server-sql.js';
-import { answers, ensureApplicationRoles, withSuperuser } from './server-sql.js';
+import { ensureApplicationRoles } from './server-sql.js';
 
 /** What the local driver takes from the app's configuration. */
 export interface LocalDriverSettings {
@@ -39,12 +40,6 @@ interface Prepared {
   ca: CertificateAuthority;
 }
 
-// After a kill -9, the old server's children hold its shared memory for a moment and a
-// new postmaster refuses to start until they are gone: retry a few times.
-const START_ATTEMPTS = 5;
-const START_RETRY_MS = 300;
-const PG_CTL_TIMEOUT_SECONDS = '60';
-const LOG_LINES_IN_ERRORS = 6;
 // The platform's server ids are `srv_` and 20 characters; checked at start against DATA_DIR.
 const TYPICAL_SERVER_ID = `srv_${'x'.repeat(20)}`;
 
@@ -162,42 +157,25 @@ export class LocalDriver extends DatabaseDriver {
     await ensureOwnedDir(this.paths.localDir, osUser);
     await ensureOwnedDir(this.paths.serversDir, osUser);
     const ca = await ensureCertificateAuthority(this.paths.caDir);
-    await ensureTemplate(this.paths.templateDir, pgBinDir, osUser);
+    await ensureCluster(this.paths.templateDir, { binDir: pgBinDir, osUser });
     return { osUser, ca };
   }
 
   private async start(paths: ServerPaths, address: SocketAddress, osUser: OsUser): Promise<void> {
-    const args = ['-D', paths.pgdata, '-l', paths.logFile, '-w', '-t', PG_CTL_TIMEOUT_SECONDS];
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        await removeLocksOfZombies(lockFiles(paths, address));
-        await runPgTool(this.settings.pgBinDir, 'pg_ctl', [...args, 'start'], { osUser });
-        return;
-      } catch (err) {
-        // Someone else (a concurrent call) may have started it meanwhile.
-        if (await answers(address)) return;
-        if (attempt >= START_ATTEMPTS) {
-          const log = await logTail(paths.logFile);
-          throw new Error(`${(err as Error).message}\nserver log:\n${log}`);
-        }
-        await delay(START_RETRY_MS * attempt);
-      }
-    }
+    await startCluster(
+      { pgdata: paths.pgdata, logFile: paths.logFile, address },
+      this.tools(osUser),
+    );
   }
 
   private async stop(paths: ServerPaths): Promise<void> {
     const { osUser } = await this.ready();
-    const args = ['-D', paths.pgdata, '-m', 'fast', '-w', '-t', PG_CTL_TIMEOUT_SECONDS, 'stop'];
-    try {
-      // pg_ctl stop would wait its whole timeout for a zombie to remove its pid file.
-      await removeLocksOfZombies([join(paths.pgdata, 'postmaster.pid')]);
-      await runPgTool(this.settings.pgBinDir, 'pg_ctl', args, { osUser });
-    } catch (err) {
-      // No postmaster.pid, or a stale one after a kill -9: already stopped, as wanted.
-      // A server that still answers, though, must not lose its files under it.
-      const address = await this.socketAddress(paths).catch(() => undefined);
-      if (address && (await answers(address))) throw err;
-    }
+    const address = await this.socketAddress(paths).catch(() => undefined);
+    await stopCluster({ pgdata: paths.pgdata, address }, this.tools(osUser));
+  }
+
+  private tools(osUser: OsUser): PgTools {
+    return { binDir: this.settings.pgBinDir, osUser };
   }
 
   private async socketAddress(paths: ServerPaths): Promise<SocketAddress> {
@@ -206,19 +184,6 @@ export class LocalDriver extends DatabaseDriver {
     if (port === undefined) throw new Error(`no port in ${SERVER_CONF_FILE} of ${paths.pgdata}`);
     return { socketDir: paths.socketDir, port };
   }
-}
-
-// The data directory's lock and the socket's: a new postmaster checks both.
-function lockFiles(paths: ServerPaths, address: SocketAddress): string[] {
-  return [
-    join(paths.pgdata, 'postmaster.pid'),
-    join(address.socketDir, `.s.PGSQL.${address.port}.lock`),
-  ];
-}
-
-async function logTail(file: string): Promise<string> {
-  const text = await readFile(file, 'utf8').catch(() => '(no log)');
-  return text.trim().split('\n').slice(-LOG_LINES_IN_ERRORS).join('\n');
 }
 
 async function exists(path: string): Promise<boolean> {

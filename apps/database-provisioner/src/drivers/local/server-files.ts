@@ -5,12 +5,14 @@ import {
   ensureOwnedDir,
   fsyncPath,
   issueServerCertificate,
+  renderConf,
   runAsOsUser,
   runPgTool,
+  SERVER_CONF_FILE,
 } from '@pgcloud/postgres';
 import { access, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { renderConf, renderHba, SERVER_CONF_FILE, serverSettings } from './cluster-config.js';
+import { GENERATED_HEADER, renderHba, serverSettings } from './cluster-config.js';
 import type { ServerPaths } from './server-paths.js';
 
 /** What making a server's files takes besides the server's own paths. */
@@ -84,7 +86,7 @@ async function writeSettings(
     config: spec.config,
   });
   const files = {
-    [SERVER_CONF_FILE]: renderConf(settings),
+    [SERVER_CONF_FILE]: renderConf(settings, GENERATED_HEADER),
     'pg_hba.conf': renderHba(context.listenAddress),
   };
   for (const [name, text] of Object.entries(files)) {

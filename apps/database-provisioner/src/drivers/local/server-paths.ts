@@ -1,3 +1,4 @@
+import { assertSocketPathFits as assertSocketFits } from '@pgcloud/postgres';
 import { join } from 'node:path';
 
 /** Where the local driver keeps things under DATA_DIR. */
@@ -24,8 +25,6 @@ export interface ServerPaths {
   logFile: string;
 }
 
-// sockaddr_un's sun_path is 108 bytes with its NUL; PostgreSQL refuses longer socket paths.
-const MAX_SOCKET_PATH = 107;
 const SERVER_ID = /^[A-Za-z0-9_-]{1,63}$/;
 
 /** The driver's directories under `dataDir`. */
@@ -61,13 +60,6 @@ export function serverPaths(dataDir: string, serverId: string): ServerPaths {
  * deep checkout makes PostgreSQL fail at start with a less helpful message.
  */
 export function assertSocketPathFits(dataDir: string, serverId: string, port: number): void {
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`not a port: ${port}`);
-  const socketFile = join(serverPaths(dataDir, serverId).socketDir, `.s.PGSQL.${port}`);
-  const length = Buffer.byteLength(socketFile);
-  if (length > MAX_SOCKET_PATH) {
-    throw new Error(
-      `DATA_DIR (${dataDir}) is too deep: server sockets under it would have ${length}-byte ` +
-        `paths, more than the ${MAX_SOCKET_PATH} the kernel allows; choose a shorter DATA_DIR`,
-    );
-  }
+  const { socketDir } = serverPaths(dataDir, serverId);
+  assertSocketFits(socketDir, port, { name: 'DATA_DIR', value: dataDir });
 }

@@ -1,13 +1,7 @@
-import { quoteIdent, quoteLiteral, scramSha256Verifier } from '@pgcloud/postgres';
-import pg from 'pg';
+import type { SocketAddress } from '@pgcloud/postgres';
+import { quoteIdent, quoteLiteral, scramSha256Verifier, withSuperuser } from '@pgcloud/postgres';
+import type pg from 'pg';
 import { REPLICATION_ROLE } from '../database-driver.js';
-import { SUPERUSER } from './cluster-template.js';
-
-/** A server as its unix socket reaches it. */
-export interface SocketAddress {
-  socketDir: string;
-  port: number;
-}
 
 /** The roles and database a server is made for. */
 export interface ApplicationRoles {
@@ -18,16 +12,6 @@ export interface ApplicationRoles {
 
 const DUPLICATE_OBJECT = '42710';
 const DUPLICATE_DATABASE = '42P04';
-
-/** Whether the server answers `SELECT 1` on its socket within the timeout. */
-export async function answers(address: SocketAddress, timeoutMs = 2000): Promise<boolean> {
-  return withSuperuser(address, timeoutMs, async (client) => {
-    await client.query('SELECT 1');
-  }).then(
-    () => true,
-    () => false,
-  );
-}
 
 /**
  * Creates what is missing of the login role, its database, and the replication role,
@@ -69,30 +53,6 @@ async function ensureRole(
     DUPLICATE_OBJECT,
     client.query(`CREATE ROLE ${quoteIdent(role)} ${attributes} PASSWORD ${verifier}`),
   );
-}
-
-/** Runs work in a superuser session over the socket (trusted: only the OS user reaches it). */
-export async function withSuperuser<T>(
-  address: SocketAddress,
-  timeoutMs: number,
-  work: (client: pg.Client) => Promise<T>,
-): Promise<T> {
-  const client = new pg.Client({
-    host: address.socketDir,
-    port: address.port,
-    user: SUPERUSER,
-    database: 'postgres',
-    connectionTimeoutMillis: timeoutMs,
-    // A server that accepts the connection and then hangs must not hold reconcile or a job.
-    query_timeout: 60_000,
-  });
-  client.on('error', () => undefined); // a server going away mid-session rejects the query
-  try {
-    await client.connect();
-    return await work(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 // Two creates of one server at once both see "absent"; the loser's duplicate is success.

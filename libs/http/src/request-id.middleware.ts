@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import type { NextFunction, Response } from 'express';
-import type { GatewayRequest } from './request-context.js';
+import type { NextFunction, Request, Response } from 'express';
+
+/** A request once requestIdMiddleware has seen it. */
+export interface RequestWithId extends Request {
+  requestId: string;
+}
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const accessLog = new Logger('HTTP');
@@ -10,7 +14,7 @@ const accessLog = new Logger('HTTP');
  * Echoes a well-formed X-Request-Id, or makes one, before anything else can answer; and
  * logs each request once answered (the path only: query strings stay out of logs).
  */
-export function requestIdMiddleware(req: GatewayRequest, res: Response, next: NextFunction): void {
+export function requestIdMiddleware(req: RequestWithId, res: Response, next: NextFunction): void {
   const given = req.header('x-request-id');
   req.requestId = given && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
   res.setHeader('X-Request-Id', req.requestId);

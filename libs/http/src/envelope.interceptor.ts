@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Observable } from 'rxjs';
 import { map } from 'rxjs';
-import { IS_RAW } from './route-flags.js';
+import { IS_RAW } from './raw-response.js';
 
 /** Wraps every JSON answer as `{success: true, data}`; the one place that builds the envelope. */
 @Injectable()

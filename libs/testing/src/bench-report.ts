@@ -10,7 +10,7 @@ interface Figures {
 }
 
 const COLUMNS = ['target', 'runs', 'median ms', 'p90 ms'] as const;
-const WIDTHS = [10, 6, 12, 10] as const;
+const WIDTHS = [10, 6, 12, 10];
 
 /** The median: the middle time, or the mean of the two middle ones for an even count. */
 function median(sorted: number[]): number {
@@ -30,9 +30,9 @@ function figuresOf(times: number[]): Figures {
   return { median: median(sorted), p90: percentile(sorted, 90) };
 }
 
-function row(cells: readonly string[]): string {
+function row(cells: readonly string[], widths: readonly number[]): string {
   return cells
-    .map((cell, i) => (i === 0 ? cell.padEnd(WIDTHS[i] ?? 0) : cell.padStart(WIDTHS[i] ?? 0)))
+    .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
     .join('');
 }
 
@@ -44,18 +44,29 @@ function ratio(ours: number, baseline: number): string {
 export function formatReport(ours: Series, baseline: Series): string {
   const a = figuresOf(ours.times);
   const b = figuresOf(baseline.times);
-  const lines = [row(COLUMNS), row(COLUMNS.map((_, i) => '-'.repeat(WIDTHS[i] ?? 0)))];
+  const targetWidth = Math.max(WIDTHS[0] ?? 0, ours.target.length + 2, baseline.target.length + 2);
+  const widths = [targetWidth, ...WIDTHS.slice(1)];
+  const lines = [
+    row(COLUMNS, widths),
+    row(
+      COLUMNS.map((_, i) => '-'.repeat(widths[i] ?? 0)),
+      widths,
+    ),
+  ];
   for (const [series, figures] of [
     [ours, a],
     [baseline, b],
   ] as const) {
     lines.push(
-      row([
-        series.target,
-        String(series.times.length),
-        figures.median.toFixed(1),
-        figures.p90.toFixed(1),
-      ]),
+      row(
+        [
+          series.target,
+          String(series.times.length),
+          figures.median.toFixed(1),
+          figures.p90.toFixed(1),
+        ],
+        widths,
+      ),
     );
   }
   lines.push(

@@ -1,9 +1,9 @@
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
 import { Catch, HttpException, Logger } from '@nestjs/common';
-import type { ErrorBody } from '@pgcloud/contracts';
-import { DomainError, httpStatusFor } from '@pgcloud/contracts';
+import { DomainError } from '@pgcloud/contracts';
 import type { Response } from 'express';
-import type { GatewayRequest } from './request-context.js';
+import { sendError } from './error-response.js';
+import type { RequestWithId } from './request-id.middleware.js';
 
 /** Turns anything thrown into the error envelope with the status of its code. */
 @Catch()
@@ -11,15 +11,12 @@ export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpErrorFilter');
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const req = host.switchToHttp().getRequest<GatewayRequest>();
+    const req = host.switchToHttp().getRequest<RequestWithId>();
     const res = host.switchToHttp().getResponse<Response>();
-    const error = this.toDomainError(exception, req);
-    if (error.code === 'AUTH_REQUIRED') res.setHeader('WWW-Authenticate', 'Bearer');
-    const body: { success: false; error: ErrorBody } = { success: false, error: error.toBody() };
-    res.status(httpStatusFor(error.code)).json(body);
+    sendError(res, this.toDomainError(exception, req));
   }
 
-  private toDomainError(exception: unknown, req: GatewayRequest): DomainError {
+  private toDomainError(exception: unknown, req: RequestWithId): DomainError {
     if (exception instanceof DomainError) return exception;
     if (exception instanceof HttpException) {
       // Express's body parser fails before routing reaches us; Nest hands us its HttpException.

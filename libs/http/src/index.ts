@@ -1,0 +1,7 @@
+export * from './envelope.interceptor.js';
+export * from './error-response.js';
+export * from './http-error.filter.js';
+export * from './log-levels.js';
+export * from './raw-response.js';
+export * from './request-id.middleware.js';
+export * from './validation.pipe.js';
