@@ -11,6 +11,7 @@ import {
 import express from 'express';
 import { AuthController } from './auth/auth.controller.js';
 import { BackupsController } from './backups/backups.controller.js';
+import { RestoresController } from './restores/restores.controller.js';
 import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
 import { BearerStrategy } from './auth/bearer.strategy.js';
 import { TokenCache } from './auth/token-cache.js';
@@ -29,6 +30,7 @@ import { RedisRateLimitStore } from './rate-limit/redis-rate-limit.store.js';
 const CONTROLLERS = [
   DatabasesController,
   BackupsController,
+  RestoresController,
   CaCertificateController,
   HealthController,
   AuthController,

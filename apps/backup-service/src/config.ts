@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { StorageEnv, validateEnv } from '@pgcloud/config';
+import { pgBinDir } from '@pgcloud/postgres';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 
 const DAY_SECONDS = 86_400;
@@ -50,7 +50,7 @@ export class BackupServiceConfig extends StorageEnv {
   JOB_LEASE_SECONDS: number = 30;
 
   get pgBinDir(): string {
-    return this.PG_BIN_DIR ?? execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
+    return pgBinDir(this.PG_BIN_DIR);
   }
 }
 

@@ -16,10 +16,15 @@ import { LocalDriver } from './drivers/local/local.driver.js';
 import { CreateDatabases1763780000000 } from './migrations/1763780000000-create-databases.js';
 import { StorageLimit1763790000000 } from './migrations/1763790000000-storage-limit.js';
 import { ProjectsClient } from './projects-client/projects.client.js';
+import { RestoreEntity } from './restores/restore.entity.js';
+import { RestoreJobs } from './restores/restore.jobs.js';
+import { RestoresController } from './restores/restores.controller.js';
+import { RestoresService } from './restores/restores.service.js';
+import { CreateRestores1763810000000 } from './migrations/1763810000000-create-restores.js';
 import { Reconciler } from './reconcile/reconciler.js';
 
 export const PROVISIONER_SCHEMA = 'provisioner';
-const ENTITIES = [DatabaseEntity, CredentialsEntity];
+const ENTITIES = [DatabaseEntity, CredentialsEntity, RestoreEntity];
 
 /** database-provisioner: databases, their credentials and their servers. */
 @Module({})
@@ -32,11 +37,15 @@ export class AppModule {
           databaseUrl: config.DATABASE_URL,
           schema: PROVISIONER_SCHEMA,
           entities: ENTITIES,
-          migrations: [CreateDatabases1763780000000, StorageLimit1763790000000],
+          migrations: [
+            CreateDatabases1763780000000,
+            StorageLimit1763790000000,
+            CreateRestores1763810000000,
+          ],
         }),
         TypeOrmModule.forFeature(ENTITIES),
       ],
-      controllers: [DatabasesController, HealthController],
+      controllers: [DatabasesController, RestoresController, HealthController],
       providers: [
         { provide: ProvisionerConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'database-provisioner' },
@@ -68,6 +77,8 @@ export class AppModule {
         },
         DatabaseJobs,
         DatabasesService,
+        RestoreJobs,
+        RestoresService,
         Reconciler,
       ],
     };

@@ -15,6 +15,8 @@ import './suites/database-crashes.suite.js';
 import './suites/backups.suite.js';
 import './suites/backup-faults.suite.js';
 import './suites/backup-schedule.suite.js';
+import './suites/restores.suite.js';
+import './suites/restore-crashes.suite.js';
 import './suites/multi-gateway.suite.js';
 import './suites/outages.suite.js';
 import './suites/browser-device-flow.suite.js';

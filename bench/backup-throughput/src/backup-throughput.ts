@@ -16,7 +16,13 @@ import type {
   Database,
   Project,
 } from '@pgcloud/contracts';
-import { BASE_BACKUP_ARGS, ensureOwnedDir, resolveOsUser, runPgTool } from '@pgcloud/postgres';
+import {
+  BASE_BACKUP_ARGS,
+  ensureOwnedDir,
+  pgBinDir,
+  resolveOsUser,
+  runPgTool,
+} from '@pgcloud/postgres';
 import type { ApiResponse, Cleanup, SuccessBody } from '@pgcloud/testing';
 import { ApiClient, Stack, runBench, signIn } from '@pgcloud/testing';
 import pg from 'pg';
@@ -57,13 +63,12 @@ async function timeOurs(api: ApiClient, path: string): Promise<{ seconds: number
 /** Plain pg_basebackup, same arguments, into a local file, over the server's socket. */
 async function timeBaseline(stack: Stack, serverId: string, port: number, dir: string) {
   const osUser = await resolveOsUser(OS_USER);
-  const pgBinDir = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
   const target = join(dir, `baseline-${Date.now()}`);
   await ensureOwnedDir(target, osUser);
   const socketDir = join(stack.dataDir, 'local', 'servers', serverId, 'socket');
   const args = BASE_BACKUP_ARGS.map((arg) => (arg === '--pgdata=-' ? `--pgdata=${target}` : arg));
   const started = performance.now();
-  await runPgTool(pgBinDir, 'pg_basebackup', [...args, '-h', socketDir, '-p', String(port)], {
+  await runPgTool(pgBinDir(), 'pg_basebackup', [...args, '-h', socketDir, '-p', String(port)], {
     osUser,
   });
   const seconds = (performance.now() - started) / 1000;

@@ -16,3 +16,5 @@ export * from './databases/databases.dto.js';
 export * from './databases/databases.types.js';
 export * from './backups/backups.patterns.js';
 export * from './backups/backups.types.js';
+export * from './restores/restores.patterns.js';
+export * from './restores/restores.types.js';

@@ -1,15 +1,17 @@
-import { Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type {
   Backup,
   BackupRef,
   CreatedBackup,
+  CreatedRestore,
   DatabaseRef,
   Deleted,
   DownloadLink,
   RequestContext,
+  RestoreOptions,
 } from '@pgcloud/contracts';
-import { BACKUP_PATTERNS } from '@pgcloud/contracts';
+import { BACKUP_PATTERNS, BACKUP_RESTORE_PATTERNS, RestoreBackupDto } from '@pgcloud/contracts';
 import { ServiceClients } from '../clients/service-clients.js';
 import { Ctx } from '../http/request-context.js';
 import { ApiEnvelope, ApiErrors } from '../openapi/api-envelope.decorator.js';
@@ -20,6 +22,7 @@ import {
   DownloadLinkModel,
 } from '../openapi/backups.models.js';
 import { DeletedModel } from '../openapi/projects.models.js';
+import { CreatedRestoreModel } from '../openapi/restores.models.js';
 
 const ApiBackupId = (): MethodDecorator =>
   ApiParam({ name: 'backup_id', example: 'bkp_k3v9x0q2m8t4b7w1c5zd' });
@@ -101,6 +104,40 @@ export class BackupsController {
       BACKUP_PATTERNS.download,
       ctx,
       refOf(ref),
+    );
+  }
+
+  @Post(':backup_id/restore')
+  @ApiBackupId()
+  @ApiOperation({
+    summary: 'Restore a backup',
+    description:
+      'In place: the database goes `restoring` (reads work, writes are refused), the restored data is built beside it and swapped in once checked, with the same connection details. With `target_database`: a new database of the project, `restoring` at once, with its own credentials; the source stays as it is.',
+  })
+  @ApiEnvelope(CreatedRestoreModel, { status: 201, description: 'The restore, pending.' })
+  @ApiErrors(
+    ...COMMON_ERRORS,
+    'VALIDATION_ERROR',
+    'BACKUP_NOT_FOUND',
+    'QUOTA_EXCEEDED',
+    'DATABASE_NAME_TAKEN',
+    'DATABASE_NOT_READY',
+    'BACKUP_NOT_READY',
+    'OPERATION_IN_PROGRESS',
+    'PAYLOAD_TOO_LARGE',
+  )
+  restore(
+    @Ctx() ctx: RequestContext,
+    @Param() ref: BackupRef,
+    @Body() body: RestoreBackupDto,
+  ): Promise<CreatedRestore> {
+    return this.clients.backups.send<CreatedRestore, BackupRef & RestoreOptions>(
+      BACKUP_RESTORE_PATTERNS.restore,
+      ctx,
+      {
+        ...refOf(ref),
+        ...(body.target_database === undefined ? {} : { target_database: body.target_database }),
+      },
     );
   }
 

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import type { BackupRef, DatabaseIdRef, DatabaseRef } from '@pgcloud/contracts';
-import { BACKUP_PATTERNS, RequestContext } from '@pgcloud/contracts';
+import type { BackupRef, DatabaseIdRef, DatabaseRef, RestoreOptions } from '@pgcloud/contracts';
+import { BACKUP_PATTERNS, BACKUP_RESTORE_PATTERNS, RequestContext } from '@pgcloud/contracts';
 import { MessageBody, MessageCtx } from '@pgcloud/messaging';
 import { BackupsService } from './backups.service.js';
 
@@ -33,6 +33,18 @@ export class BackupsController {
   @MessagePattern(BACKUP_PATTERNS.delete)
   delete(@MessageCtx() ctx: RequestContext, @MessageBody() body: BackupRef) {
     return this.backups.delete(ctx, backupRefOf(body));
+  }
+
+  @MessagePattern(BACKUP_RESTORE_PATTERNS.restore)
+  restore(@MessageCtx() ctx: RequestContext, @MessageBody() body: BackupRef & RestoreOptions) {
+    const options: RestoreOptions =
+      body.target_database === undefined ? {} : { target_database: String(body.target_database) };
+    return this.backups.restore(ctx, backupRefOf(body), options);
+  }
+
+  @MessagePattern(BACKUP_RESTORE_PATTERNS.plan)
+  restorePlan(@MessageBody() body: { backup_id: string }) {
+    return this.backups.restorePlan(String(body.backup_id));
   }
 
   @MessagePattern(BACKUP_PATTERNS.deleteForDatabase)

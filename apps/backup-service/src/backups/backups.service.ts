@@ -4,11 +4,14 @@ import type {
   Backup,
   BackupRef,
   CreatedBackup,
+  CreatedRestore,
   Database,
   DatabaseRef,
   Deleted,
   DownloadLink,
   RequestContext,
+  RestoreOptions,
+  RestorePlan,
 } from '@pgcloud/contracts';
 import { DomainError, isId, newId } from '@pgcloud/contracts';
 import { requireUser } from '@pgcloud/messaging';
@@ -20,6 +23,9 @@ import { BackupEntity } from './backup.entity.js';
 import { BackupJobs } from './backup.jobs.js';
 import { baseBackupKey, downloadFileName, toBackup } from './backup-object.js';
 import { BackupRemoval } from './backup-removal.js';
+
+// A restore attempt fetches the archive at once; a retry asks for a new link.
+const RESTORE_LINK_SECONDS = 3600;
 
 /** The backups of a database: list, take, show, download, delete (decisions.md section 6). */
 @Injectable()
@@ -72,12 +78,7 @@ export class BackupsService {
   /** A pre-signed GET of the object; the link itself is never logged. */
   async download(ctx: RequestContext, ref: BackupRef): Promise<DownloadLink> {
     const record = await this.findOwned(ctx, ref);
-    if (record.status !== 'completed') {
-      throw new DomainError(
-        'BACKUP_NOT_READY',
-        `Backup ${record.id} is ${record.status}; only a completed backup can be downloaded.`,
-      );
-    }
+    assertCompleted(record, 'downloaded');
     const ttl = this.config.DOWNLOAD_URL_TTL_SECONDS;
     const expiresAt = new Date(Date.now() + ttl * 1000);
     const url = await this.store.presignedGet(record.objectKey, {
@@ -86,6 +87,39 @@ export class BackupsService {
     });
     this.logger.log(`[${ctx.requestId}] download link for backup ${record.id} issued`);
     return { download_url: url, expires_at: expiresAt.toISOString() };
+  }
+
+  /** Checks the backup, then hands the restore to the provisioner, which runs and records it. */
+  async restore(
+    ctx: RequestContext,
+    ref: BackupRef,
+    options: RestoreOptions,
+  ): Promise<CreatedRestore> {
+    const record = await this.findOwned(ctx, ref);
+    assertCompleted(record, 'restored');
+    return this.databases.restore(ctx, {
+      project_id: ref.project_id,
+      name: ref.name,
+      kind: 'backup',
+      backup_id: record.id,
+      ...(options.target_database === undefined
+        ? {}
+        : { target_database: options.target_database }),
+    });
+  }
+
+  /** For the provisioner, at each restore attempt: a fresh link to the archive and its checksum. */
+  async restorePlan(backupId: string): Promise<RestorePlan> {
+    const record = isId('bkp', backupId) ? await this.backups.findOneBy({ id: backupId }) : null;
+    if (!record) throw new DomainError('BACKUP_NOT_FOUND', `Backup ${backupId} was not found.`);
+    assertCompleted(record, 'restored');
+    return {
+      base_backup_url: await this.store.presignedGet(record.objectKey, {
+        expiresInSeconds: RESTORE_LINK_SECONDS,
+      }),
+      base_backup_sha256: record.checksumSha256 ?? '',
+      base_backup_size_bytes: record.sizeBytes,
+    };
   }
 
   async delete(ctx: RequestContext, ref: BackupRef): Promise<Deleted> {
@@ -141,4 +175,12 @@ export class BackupsService {
       throw new DomainError('BACKUP_NOT_FOUND', `Backup ${ref.backup_id} was not found.`);
     return record;
   }
+}
+
+function assertCompleted(record: BackupEntity, verb: string): void {
+  if (record.status !== 'completed')
+    throw new DomainError(
+      'BACKUP_NOT_READY',
+      `Backup ${record.id} is ${record.status}; only a completed backup can be ${verb}.`,
+    );
 }

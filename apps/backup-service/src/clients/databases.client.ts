@@ -1,13 +1,15 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type {
   BackupSource,
+  CreateRestoreRequest,
+  CreatedRestore,
   Database,
   DatabaseIdRef,
   DatabaseRef,
   RequestContext,
   RunningDatabase,
 } from '@pgcloud/contracts';
-import { DATABASE_PATTERNS } from '@pgcloud/contracts';
+import { DATABASE_PATTERNS, RESTORE_PATTERNS } from '@pgcloud/contracts';
 import type { ServiceClient } from '@pgcloud/messaging';
 
 /** What backup-service asks the database-provisioner. */
@@ -37,5 +39,14 @@ export class DatabasesClient implements OnApplicationShutdown {
       {},
     );
     return databases;
+  }
+
+  /** Asks the provisioner, which runs every restore, to restore a backup. */
+  restore(ctx: RequestContext, request: CreateRestoreRequest): Promise<CreatedRestore> {
+    return this.client.send<CreatedRestore, CreateRestoreRequest>(
+      RESTORE_PATTERNS.create,
+      ctx,
+      request,
+    );
   }
 }

@@ -17,6 +17,7 @@ import { DatabaseDriver, REPLICATION_ROLE } from '../drivers/database-driver.js'
 import { requireUser } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DataSource, In, Not, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
 import { ProjectsClient } from '../projects-client/projects.client.js';
@@ -56,13 +57,18 @@ export class DatabasesService {
     const project = await this.projects.check(ctx, request.project_id);
     const config: DatabaseConfig = { ...DEFAULT_CONFIG, ...request.config };
     assertWithinTier(ctx.tier, config, 0, this.freeLimits()); // config first, count under the lock
-    const record = await this.insert(ctx, {
-      ownerId,
-      projectId: project.id,
-      name: request.name,
-      region: region ?? project.default_region,
-      config,
-    });
+    const record = await this.insert(
+      ctx,
+      {
+        ownerId,
+        projectId: project.id,
+        name: request.name,
+        region: region ?? project.default_region,
+        config,
+      },
+      'provisioning',
+      (manager, inserted) => this.jobs.enqueueProvision(manager, inserted.id, ctx.requestId),
+    );
     this.logger.log(
       `[${ctx.requestId}] database ${record.id} (${record.platformServiceId}) provisioning`,
     );
@@ -177,9 +183,15 @@ export class DatabasesService {
     };
   }
 
-  private async insert(
+  /**
+   * Writes a new database (with its credentials and a port) under the project's quota,
+   * and whatever `within` adds, in one transaction: a provisioning job, or a restore.
+   */
+  async insert(
     ctx: RequestContext,
     fields: Pick<DatabaseEntity, 'ownerId' | 'projectId' | 'name' | 'region' | 'config'>,
+    status: 'provisioning' | 'restoring',
+    within: (manager: EntityManager, record: DatabaseEntity) => Promise<void>,
   ): Promise<DatabaseEntity> {
     for (let attempt = 0; ; attempt++) {
       const taken = new Set(
@@ -194,7 +206,7 @@ export class DatabasesService {
         ...fields,
         id: newId('db'),
         platformServiceId: newId('srv'),
-        status: 'provisioning',
+        status,
         port,
         error: null,
       });
@@ -213,7 +225,7 @@ export class DatabasesService {
             passwordSealed: this.secrets.seal(newPassword()),
             replicationPasswordSealed: this.secrets.seal(newPassword()),
           });
-          await this.jobs.enqueueProvision(manager, record.id, ctx.requestId);
+          await within(manager, record);
         });
         return this.databases.findOneByOrFail({ id: record.id });
       } catch (err) {
@@ -234,7 +246,8 @@ export class DatabasesService {
     }
   }
 
-  private async findOwned(ctx: RequestContext, ref: DatabaseRef): Promise<DatabaseEntity> {
+  /** The caller's database (any status but deleting), or PROJECT_/DATABASE_NOT_FOUND. */
+  async findOwned(ctx: RequestContext, ref: DatabaseRef): Promise<DatabaseEntity> {
     const project = await this.projects.check(ctx, ref.project_id);
     const record = await this.databases.findOneBy({
       projectId: project.id,

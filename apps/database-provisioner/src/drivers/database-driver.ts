@@ -24,6 +24,30 @@ export interface ServerEndpoint {
   port: number;
 }
 
+/** The base backup a restore is built from: a link that downloads it, and its SHA-256. */
+export interface RestoreArchive {
+  url: string;
+  sha256: string;
+}
+
+/** Everything a driver needs to restore one server's data from a base backup. */
+export interface RestoreSpec {
+  serverId: string;
+  archive: RestoreArchive;
+  /** The application database's (and login role's) name inside the archive. */
+  archivedDatabaseName: string;
+  /** The name it carries after the restore (another one when restoring into a new database). */
+  databaseName: string;
+  /** The credentials the restored server must accept: the database's own, as stored. */
+  password: string;
+  replicationPassword: string;
+}
+
+/** The archive is not the backup it claims to be (checksum, format): retrying cannot help. */
+export class CorruptArchiveError extends Error {
+  override name = 'CorruptArchiveError';
+}
+
 /** What a driver finds when it looks at a server (by connecting, not by trusting pg_ctl). */
 export type ServerState = 'running' | 'stopped' | 'missing';
 
@@ -56,6 +80,33 @@ export abstract class DatabaseDriver {
    * restart: how a server at its storage limit stops growing (and a restore keeps it still).
    */
   abstract setReadOnly(serverId: string, readOnly: boolean): Promise<void>;
+
+  /**
+   * Restore, step 1: builds the restored data beside the live data (download with its
+   * checksum verified, recovery to the end of the backup, promotion, the names and
+   * passwords of `spec`) and checks it: a server on it starts and accepts a TLS login.
+   * The live server keeps running meanwhile. Starts afresh when called again.
+   */
+  abstract buildRestore(spec: RestoreSpec): Promise<void>;
+
+  /**
+   * Restore, step 2: stops the live server and starts the built data in its place, with
+   * the same port and certificate; the old data is kept until finishRestore. After a
+   * crash, calling it again finishes an interrupted swap.
+   */
+  abstract swapInRestore(serverId: string): Promise<ServerEndpoint>;
+
+  /** Whether restored data has been swapped in and the old data is still kept. */
+  abstract restoreSwapped(serverId: string): Promise<boolean>;
+
+  /** Restore, step 3: the swap is checked; the old data goes. */
+  abstract finishRestore(serverId: string): Promise<void>;
+
+  /**
+   * A restore that will not finish: the built data goes and, if it was swapped in, the
+   * old data comes back, running. Nothing when there is nothing to undo.
+   */
+  abstract abandonRestore(serverId: string): Promise<void>;
 
   /** The ids of every server this driver has, for reconciling against the records. */
   abstract list(): Promise<string[]>;

@@ -84,6 +84,8 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
       `database ${record.id}: server ${record.platformServiceId} is ${state}; starting it`,
     );
     if (state === 'missing') {
+      // A database restored into is made by its restore job, which owns it until it ends.
+      if (record.status === 'restoring') return;
       await this.databases.update(
         { id: record.id, status: In(['running', 'restoring']) },
         { status: 'failed', error: 'its server and data are gone' },

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Backup } from '@pgcloud/contracts';
 import type { OsUser } from '@pgcloud/postgres';
-import { ensureOwnedDir, resolveOsUser, runAsOsUser, runPgTool } from '@pgcloud/postgres';
+import { ensureOwnedDir, pgBinDir, resolveOsUser, runAsOsUser, runPgTool } from '@pgcloud/postgres';
 import type { ApiClient } from '@pgcloud/testing';
 import { freePort } from '@pgcloud/testing';
 import { expectData } from './assertions.js';
@@ -64,13 +63,12 @@ export class RestoredByHand {
   /** Extracts the archive into a fresh data directory owned by PostgreSQL's OS user. */
   static async extract(archive: string): Promise<RestoredByHand> {
     const osUser = await resolveOsUser('postgres');
-    const pgBinDir = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
     const dir = mkdtempSync(join(tmpdir(), 'pgcloud-restored-'));
     const dataDir = join(dir, 'data');
     await ensureOwnedDir(dir, osUser, 0o755);
     await ensureOwnedDir(dataDir, osUser);
     await runAsOsUser('/bin/tar', ['--zstd', '-xf', archive, '-C', dataDir], { osUser });
-    return new RestoredByHand(osUser, pgBinDir, dir, dataDir);
+    return new RestoredByHand(osUser, pgBinDir(), dir, dataDir);
   }
 
   /** pg_verifybackup on the extracted directory (it reads backup_manifest there). */

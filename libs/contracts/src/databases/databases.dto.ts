@@ -99,3 +99,18 @@ export class CreateDatabaseDto {
   @Type(() => DatabaseConfigDto)
   config?: DatabaseConfigDto;
 }
+
+/** Optional body of POST .../backups/{backup_id}/restore. */
+export class RestoreBackupDto {
+  @ApiPropertyOptional({
+    example: 'orders-restored',
+    description:
+      'Restore into a new database of this name in the same project, leaving the source as it is.',
+    pattern: DATABASE_NAME_PATTERN.source,
+  })
+  @IsOptional()
+  @IsDatabaseName()
+  @Matches(/^(?!pg_)/, { message: 'name must not start with pg_ (reserved by PostgreSQL)' })
+  @IsNotIn(RESERVED_DATABASE_NAMES, { message: 'name is reserved' })
+  target_database?: string;
+}

@@ -13,13 +13,20 @@ import {
 } from '@pgcloud/postgres';
 import { access, mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ServerEndpoint, ServerSpec, ServerState } from '../database-driver.js';
+import type { RestoreSpec, ServerEndpoint, ServerSpec, ServerState } from '../database-driver.js';
 import { DatabaseDriver } from '../database-driver.js';
 import { portFromConf } from './cluster-config.js';
 import { buildServerFiles } from './server-files.js';
 import type { DriverPaths, ServerPaths } from './server-paths.js';
 import { assertSocketPathFits, driverPaths, serverPaths } from './server-paths.js';
 import { ensureApplicationRoles } from './server-sql.js';
+import {
+  buildRestore,
+  finishRestore,
+  isSwapped,
+  swapRestored,
+  undoRestore,
+} from './local-restore.js';
 
 /** What the local driver takes from the app's configuration. */
 export interface LocalDriverSettings {
@@ -123,6 +130,41 @@ export class LocalDriver extends DatabaseDriver {
     const paths = serverPaths(this.settings.dataDir, serverId);
     if (await exists(paths.pgdata)) await this.stop(paths);
     await rm(paths.serverDir, { recursive: true, force: true });
+  }
+
+  async buildRestore(spec: RestoreSpec): Promise<void> {
+    const { osUser, ca } = await this.ready();
+    const { host, listenAddress } = this.settings;
+    const paths = serverPaths(this.settings.dataDir, spec.serverId);
+    await buildRestore(paths, spec, {
+      tools: this.tools(osUser),
+      host,
+      listenAddress,
+      caPem: ca.pem,
+    });
+  }
+
+  async swapInRestore(serverId: string): Promise<ServerEndpoint> {
+    const paths = serverPaths(this.settings.dataDir, serverId);
+    if (!(await swapRestored(paths, () => this.stop(paths))))
+      throw new Error(`server ${serverId} has no checked restore to swap in`);
+    return this.ensureRunning(serverId);
+  }
+
+  restoreSwapped(serverId: string): Promise<boolean> {
+    return isSwapped(serverPaths(this.settings.dataDir, serverId));
+  }
+
+  async finishRestore(serverId: string): Promise<void> {
+    const { osUser } = await this.ready();
+    await finishRestore(serverPaths(this.settings.dataDir, serverId), this.tools(osUser));
+  }
+
+  async abandonRestore(serverId: string): Promise<void> {
+    const { osUser } = await this.ready();
+    const paths = serverPaths(this.settings.dataDir, serverId);
+    await undoRestore(paths, this.tools(osUser), () => this.stop(paths));
+    await this.ensureRunning(serverId);
   }
 
   async list(): Promise<string[]> {

@@ -1,0 +1,65 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import type { CreatedRestore, Restore, RestoreKind, RestoreStatus } from '@pgcloud/contracts';
+
+const RESTORE_ID = { example: 'rstr_k3v9x0q2m8t4b7w1c5zd', pattern: '^rstr_[0-9a-z]{20}$' };
+const STATUSES: RestoreStatus[] = ['pending', 'running', 'completed', 'failed'];
+
+/** A restore of a database, from a backup or to a point in time. */
+@ApiSchema({ name: 'Restore' })
+export class RestoreModel implements Restore {
+  @ApiProperty(RESTORE_ID)
+  id: string;
+
+  @ApiProperty({ enum: ['backup', 'pitr'] })
+  kind: RestoreKind;
+
+  @ApiPropertyOptional({ example: 'bkp_k3v9x0q2m8t4b7w1c5zd', description: 'Backup restores.' })
+  backup_id?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'PITR restores.' })
+  target_time?: string;
+
+  @ApiPropertyOptional({
+    example: 'orders-restored',
+    description: 'The new database it restored into, when not in place.',
+  })
+  target_database?: string;
+
+  @ApiProperty({ enum: STATUSES })
+  status: RestoreStatus;
+
+  @ApiPropertyOptional({ description: 'PITR restores: WAL segments replayed.' })
+  wal_files_applied?: number;
+
+  @ApiProperty({ format: 'date-time' })
+  started_at: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Completed restores.' })
+  completed_at?: string;
+
+  @ApiPropertyOptional({ description: 'Why it failed, when it did.' })
+  error?: string;
+}
+
+/** GET .../restores. */
+@ApiSchema({ name: 'RestoreList' })
+export class RestoreListModel {
+  @ApiProperty({ type: [RestoreModel], description: 'Newest first.' })
+  restores: RestoreModel[];
+}
+
+/** POST .../backups/{backup_id}/restore. */
+@ApiSchema({ name: 'CreatedRestore' })
+export class CreatedRestoreModel implements CreatedRestore {
+  @ApiProperty(RESTORE_ID)
+  restore_id: string;
+
+  @ApiProperty({ enum: STATUSES, example: 'pending' })
+  status: RestoreStatus;
+
+  @ApiProperty({ format: 'date-time' })
+  started_at: string;
+
+  @ApiPropertyOptional({ example: 'orders-restored' })
+  target_database?: string;
+}

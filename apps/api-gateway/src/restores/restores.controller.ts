@@ -1,0 +1,55 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { DatabaseRef, Restore, RestoreRef, RequestContext } from '@pgcloud/contracts';
+import { RESTORE_PATTERNS } from '@pgcloud/contracts';
+import { ServiceClients } from '../clients/service-clients.js';
+import { Ctx } from '../http/request-context.js';
+import { ApiEnvelope, ApiErrors } from '../openapi/api-envelope.decorator.js';
+import { RestoreListModel, RestoreModel } from '../openapi/restores.models.js';
+
+const COMMON_ERRORS = [
+  'AUTH_REQUIRED',
+  'PROJECT_NOT_FOUND',
+  'DATABASE_NOT_FOUND',
+  'RATE_LIMIT_EXCEEDED',
+  'SERVICE_UNAVAILABLE',
+] as const;
+
+/** Every restore of a database (as source), backup and PITR alike. */
+@ApiTags('restores')
+@ApiBearerAuth()
+@ApiParam({ name: 'project_id', example: 'proj_k3v9x0q2m8t4b7w1c5zd' })
+@ApiParam({ name: 'name', example: 'orders' })
+@Controller('projects/:project_id/databases/:name/restores')
+export class RestoresController {
+  constructor(private readonly clients: ServiceClients) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List the restores of a database, newest first' })
+  @ApiEnvelope(RestoreListModel, { status: 200, description: 'Every restore of the database.' })
+  @ApiErrors(...COMMON_ERRORS)
+  list(
+    @Ctx() ctx: RequestContext,
+    @Param('project_id') projectId: string,
+    @Param('name') name: string,
+  ): Promise<{ restores: Restore[] }> {
+    return this.clients.databases.send<{ restores: Restore[] }, DatabaseRef>(
+      RESTORE_PATTERNS.list,
+      ctx,
+      { project_id: projectId, name },
+    );
+  }
+
+  @Get(':restore_id')
+  @ApiParam({ name: 'restore_id', example: 'rstr_k3v9x0q2m8t4b7w1c5zd' })
+  @ApiOperation({ summary: 'Show a restore' })
+  @ApiEnvelope(RestoreModel, { status: 200, description: 'The restore.' })
+  @ApiErrors(...COMMON_ERRORS, 'RESTORE_NOT_FOUND')
+  get(@Ctx() ctx: RequestContext, @Param() ref: RestoreRef): Promise<Restore> {
+    return this.clients.databases.send<Restore, RestoreRef>(RESTORE_PATTERNS.get, ctx, {
+      project_id: ref.project_id,
+      name: ref.name,
+      restore_id: ref.restore_id,
+    });
+  }
+}

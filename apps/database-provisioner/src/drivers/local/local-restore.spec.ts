@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import type { PgTools } from '@pgcloud/postgres';
+import { isSwapped, swapRestored, undoRestore } from './local-restore.js';
+import { CHECKED_MARKER, restorePaths } from './restore-paths.js';
+import type { ServerPaths } from './server-paths.js';
+import { serverPaths } from './server-paths.js';
+
+// The swap's steps on plain directories: wherever a crash stops it, calling it again (or
+// undoing it) ends with one whole data directory in place, never a mix.
+describe('the restore swap, step by step', () => {
+  let dataDir: string;
+  let server: ServerPaths;
+  let stops: number;
+  const stopLive = (): Promise<void> => {
+    stops += 1;
+    return Promise.resolve();
+  };
+  const tools: PgTools = {
+    binDir: '/nonexistent',
+    osUser: { name: 'x', uid: 0, gid: 0, switchUser: false },
+  };
+  const write = (dir: string, what: string, checked = false): void => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'PG_VERSION'), what);
+    if (checked) writeFileSync(join(dir, CHECKED_MARKER), 'yes');
+  };
+  const holds = (dir: string): string => readFileSync(join(dir, 'PG_VERSION'), 'utf8');
+
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'pgcloud-swap-'));
+    server = serverPaths(dataDir, 'srv_aaaaaaaaaaaaaaaaaaaa');
+    stops = 0;
+    write(server.pgdata, 'live');
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('swaps a checked restore in, keeping the live data until the restore is finished', async () => {
+    write(restorePaths(server).restoreDir, 'restored', true);
+    assert.equal(await isSwapped(server), false);
+    assert.equal(await swapRestored(server, stopLive), true);
+    assert.equal(holds(server.pgdata), 'restored');
+    assert.equal(holds(restorePaths(server).previousDir), 'live');
+    assert.equal(stops, 1);
+    assert.equal(await isSwapped(server), true);
+    assert.equal(await swapRestored(server, stopLive), true, 'again: already done');
+    assert.equal(stops, 1);
+  });
+
+  it('swaps nothing that was not checked', async () => {
+    write(restorePaths(server).restoreDir, 'half-built');
+    assert.equal(await swapRestored(server, stopLive), false);
+    assert.equal(holds(server.pgdata), 'live');
+    assert.equal(stops, 0);
+  });
+
+  it('carries on after a crash between the two renames', async () => {
+    const paths = restorePaths(server);
+    write(paths.restoreDir, 'restored', true);
+    rmSync(server.pgdata, { recursive: true });
+    write(paths.previousDir, 'live');
+    assert.equal(await isSwapped(server), true);
+    assert.equal(await swapRestored(server, stopLive), true);
+    assert.equal(holds(server.pgdata), 'restored');
+    assert.equal(stops, 0, 'the live server was stopped before the crash');
+  });
+
+  it('undoes a swap: the live data comes back whole', async () => {
+    write(restorePaths(server).restoreDir, 'restored', true);
+    await swapRestored(server, stopLive);
+    assert.equal(await undoRestore(server, tools, stopLive), true);
+    assert.equal(holds(server.pgdata), 'live');
+    assert.equal(existsSync(restorePaths(server).previousDir), false);
+    assert.equal(await isSwapped(server), false);
+  });
+
+  it('undoes a build that was never swapped in without touching the live data', async () => {
+    write(restorePaths(server).restoreDir, 'half-built');
+    assert.equal(await undoRestore(server, tools, stopLive), false);
+    assert.equal(holds(server.pgdata), 'live');
+    assert.equal(existsSync(restorePaths(server).restoreDir), false);
+    assert.equal(stops, 0);
+  });
+});

@@ -1,0 +1,25 @@
+import { join } from 'node:path';
+import type { ServerPaths } from './server-paths.js';
+
+/** Where a restore of one server keeps its work, beside the live data. */
+export interface RestorePaths {
+  /** The restored data being built; renamed to `pgdata` by the swap. */
+  restoreDir: string;
+  /** The live data, kept here from the swap until the restore is finished or undone. */
+  previousDir: string;
+  /** The socket of the server that checks the restored data before the swap. */
+  socketDir: string;
+  logFile: string;
+}
+
+/** Written into the restored data once it is checked: the swap may use it. */
+export const CHECKED_MARKER = 'pgcloud_restore_checked';
+
+export function restorePaths(server: ServerPaths): RestorePaths {
+  return {
+    restoreDir: join(server.serverDir, 'pgdata.restore'),
+    previousDir: join(server.serverDir, 'pgdata.previous'),
+    socketDir: join(server.serverDir, 'restore-socket'),
+    logFile: join(server.serverDir, 'restore.log'),
+  };
+}

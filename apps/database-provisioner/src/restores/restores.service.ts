@@ -1,0 +1,159 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type {
+  CreateRestoreRequest,
+  CreatedRestore,
+  DatabaseRef,
+  Restore,
+  RequestContext,
+  RestoreRef,
+} from '@pgcloud/contracts';
+import { DomainError, isId, newId } from '@pgcloud/contracts';
+import { requireUser } from '@pgcloud/messaging';
+import { isUniqueViolation } from '@pgcloud/postgres';
+import { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { DatabaseEntity } from '../databases/database.entity.js';
+import { DatabasesService } from '../databases/databases.service.js';
+import { DatabaseDriver } from '../drivers/database-driver.js';
+import { RestoreEntity } from './restore.entity.js';
+import { RestoreJobs } from './restore.jobs.js';
+import { toRestore } from './restore-view.js';
+
+/**
+ * Restores (decisions.md section 6): the provisioner records and runs them, whichever
+ * service planned them. In place, the database goes `restoring`; with target_database, a
+ * new database of the project appears `restoring` at once and the source stays as it is.
+ */
+@Injectable()
+export class RestoresService {
+  private readonly logger = new Logger(RestoresService.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly databases: DatabasesService,
+    private readonly jobs: RestoreJobs,
+    private readonly driver: DatabaseDriver,
+  ) {}
+
+  async create(ctx: RequestContext, request: CreateRestoreRequest): Promise<CreatedRestore> {
+    const ownerId = requireUser(ctx);
+    const source = await this.databases.findOwned(ctx, request);
+    const restore: Partial<RestoreEntity> & Pick<RestoreEntity, 'id'> = {
+      id: newId('rstr'),
+      databaseId: source.id,
+      kind: request.kind,
+      backupId: request.backup_id ?? null,
+      targetTime: request.target_time ? new Date(request.target_time) : null,
+      targetDatabase: request.target_database ?? null,
+      status: 'pending',
+    };
+    const begin = (manager: EntityManager, target?: DatabaseEntity) =>
+      this.begin(manager, source.id, { ...restore, targetDatabaseId: target?.id ?? null }, ctx);
+    try {
+      if (request.target_database === undefined) {
+        await this.dataSource.transaction((manager) => begin(manager));
+      } else {
+        // The new database counts against the quota and takes the name at once.
+        await this.databases.insert(
+          ctx,
+          {
+            ownerId,
+            projectId: source.projectId,
+            name: request.target_database,
+            region: source.region,
+            config: source.config,
+          },
+          'restoring',
+          (manager, target) => begin(manager, target),
+        );
+      }
+    } catch (err) {
+      if (
+        isUniqueViolation(err) &&
+        (err as { constraint?: string }).constraint === 'restores_one_active'
+      )
+        throw inProgress(source.name);
+      throw err;
+    }
+    if (request.target_database === undefined) {
+      // Read-only before the answer: no write is accepted now and lost by the swap. The job
+      // sets it again (a crash in between is covered).
+      await this.driver.setReadOnly(source.platformServiceId, true);
+    }
+    this.jobs.wake();
+    const saved = await this.dataSource
+      .getRepository(RestoreEntity)
+      .findOneByOrFail({ id: restore.id });
+    this.logger.log(`[${ctx.requestId}] restore ${saved.id} of ${source.id} pending`);
+    const created: CreatedRestore = {
+      restore_id: saved.id,
+      status: saved.status,
+      started_at: saved.startedAt.toISOString(),
+    };
+    if (saved.targetDatabase) created.target_database = saved.targetDatabase;
+    return created;
+  }
+
+  async list(ctx: RequestContext, ref: DatabaseRef): Promise<{ restores: Restore[] }> {
+    const database = await this.databases.findOwned(ctx, ref);
+    const rows = await this.dataSource.getRepository(RestoreEntity).find({
+      where: { databaseId: database.id },
+      order: { startedAt: 'DESC', id: 'DESC' },
+    });
+    return { restores: rows.map(toRestore) };
+  }
+
+  async get(ctx: RequestContext, ref: RestoreRef): Promise<Restore> {
+    const database = await this.databases.findOwned(ctx, ref);
+    const record = isId('rstr', ref.restore_id)
+      ? await this.dataSource
+          .getRepository(RestoreEntity)
+          .findOneBy({ id: ref.restore_id, databaseId: database.id })
+      : null;
+    if (!record)
+      throw new DomainError('RESTORE_NOT_FOUND', `Restore ${ref.restore_id} was not found.`);
+    return toRestore(record);
+  }
+
+  /**
+   * Inside the transaction that may also make the target database: the source must be
+   * running with no restore under way on it (as source or as target), then the record and
+   * its job are written, and an in-place source goes `restoring`.
+   */
+  private async begin(
+    manager: EntityManager,
+    sourceId: string,
+    restore: Partial<RestoreEntity>,
+    ctx: RequestContext,
+  ): Promise<void> {
+    const source = await manager.findOne(DatabaseEntity, {
+      where: { id: sourceId },
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (!source || source.status === 'deleting')
+      throw new DomainError('DATABASE_NOT_FOUND', 'The database was not found.');
+    const active = await manager
+      .createQueryBuilder(RestoreEntity, 'r')
+      .where('r.status IN (:...active)', { active: ['pending', 'running'] })
+      .andWhere('(r.database_id = :id OR r.target_database_id = :id)', { id: source.id })
+      .getExists();
+    if (active) throw inProgress(source.name);
+    if (source.status !== 'running')
+      throw new DomainError(
+        'DATABASE_NOT_READY',
+        `Database ${source.name} is ${source.status}; a restore needs it running.`,
+      );
+    await manager.insert(RestoreEntity, restore);
+    if (!restore.targetDatabaseId)
+      await manager.update(DatabaseEntity, { id: source.id }, { status: 'restoring' });
+    await this.jobs.enqueue(manager, restore.id ?? '', ctx.requestId);
+  }
+}
+
+function inProgress(name: string): DomainError {
+  return new DomainError(
+    'OPERATION_IN_PROGRESS',
+    `A restore of database ${name} is already under way.`,
+  );
+}

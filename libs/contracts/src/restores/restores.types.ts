@@ -1,0 +1,61 @@
+/** Where a restore is in its life (decisions.md section 6). */
+export type RestoreStatus = 'pending' | 'running' | 'completed' | 'failed';
+
+/** A restore from a base backup, or to a point in time. */
+export type RestoreKind = 'backup' | 'pitr';
+
+/** A restore as the API lists and shows it (the database it ran on is the source). */
+export interface Restore {
+  id: string;
+  kind: RestoreKind;
+  backup_id?: string;
+  target_time?: string;
+  /** Set when the restore built a new database instead of replacing the source's data. */
+  target_database?: string;
+  status: RestoreStatus;
+  wal_files_applied?: number;
+  started_at: string;
+  completed_at?: string;
+  error?: string;
+}
+
+/** POST .../backups/{backup_id}/restore: what the answer shows of the new restore. */
+export interface CreatedRestore {
+  restore_id: string;
+  status: RestoreStatus;
+  started_at: string;
+  target_database?: string;
+}
+
+/** The optional body of a restore request. */
+export interface RestoreOptions {
+  target_database?: string;
+}
+
+/** restores.create: a restore of a database, asked for by backup-service (or pitr-worker). */
+export interface CreateRestoreRequest {
+  project_id: string;
+  /** The source database's name, as the API names it. */
+  name: string;
+  kind: RestoreKind;
+  backup_id?: string;
+  target_time?: string;
+  target_database?: string;
+}
+
+/** A restore, named as the API names it. */
+export interface RestoreRef {
+  project_id: string;
+  name: string;
+  restore_id: string;
+}
+
+/**
+ * What a restore is built from, asked afresh at every attempt from the service that owns
+ * the backup: a link that downloads the base backup without credentials, and its checksum.
+ */
+export interface RestorePlan {
+  base_backup_url: string;
+  base_backup_sha256: string;
+  base_backup_size_bytes: number;
+}
