@@ -79,7 +79,13 @@ export class RestoresService {
     if (request.target_database === undefined) {
       // Read-only before the answer: no write is accepted now and lost by the swap. The job
       // sets it again (a crash in between is covered).
-      await this.driver.setReadOnly(source.platformServiceId, true);
+      await this.driver
+        .setReadOnly(source.platformServiceId, true)
+        .catch((err: unknown) =>
+          this.logger.warn(
+            `[${ctx.requestId}] read-only now failed; the job retries: ${String(err)}`,
+          ),
+        );
     }
     this.jobs.wake();
     const saved = await this.dataSource
