@@ -136,7 +136,8 @@ export class BackupsController {
       ctx,
       {
         ...refOf(ref),
-        ...(body.target_database === undefined ? {} : { target_database: body.target_database }),
+        // null is "not given", as undefined is.
+        ...(body.target_database == null ? {} : { target_database: body.target_database }),
       },
     );
   }

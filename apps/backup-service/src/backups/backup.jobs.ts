@@ -112,7 +112,9 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
         caPem: source.ca_pem,
       },
       record.objectKey,
+      job.signal,
     );
+    job.signal.throwIfAborted();
     const moved = await repository.update(
       { id, status: 'running' },
       {
@@ -127,9 +129,13 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
       },
     );
     if (moved.affected !== 1) {
-      // Deleted while it ran (see BackupRemoval): the object we wrote has no record.
-      await this.store.delete(record.objectKey);
-      this.logger.log(`[${ctx.requestId}] backup ${id} was deleted while it ran`);
+      // Deleted while it ran (see BackupRemoval): the object we wrote has no record. A
+      // record another attempt completed keeps its object.
+      const now = await repository.findOneBy({ id });
+      if (!now || now.status === 'failed') await this.store.delete(record.objectKey);
+      this.logger.log(
+        `[${ctx.requestId}] backup ${id} moved on to ${now?.status ?? 'deleted'} meanwhile`,
+      );
       return;
     }
     this.logger.log(

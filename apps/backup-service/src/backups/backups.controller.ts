@@ -38,7 +38,7 @@ export class BackupsController {
   @MessagePattern(BACKUP_RESTORE_PATTERNS.restore)
   restore(@MessageCtx() ctx: RequestContext, @MessageBody() body: BackupRef & RestoreOptions) {
     const options: RestoreOptions =
-      body.target_database === undefined ? {} : { target_database: String(body.target_database) };
+      body.target_database == null ? {} : { target_database: String(body.target_database) };
     return this.backups.restore(ctx, backupRefOf(body), options);
   }
 

@@ -21,8 +21,16 @@ export class BaseBackupUploader {
     private readonly pgBinDir: string,
   ) {}
 
-  async upload(source: BaseBackupSource, key: string): Promise<UploadedBackup> {
+  /** `signal` aborts it (the job's lease was lost): pg_basebackup stops, the upload aborts. */
+  async upload(
+    source: BaseBackupSource,
+    key: string,
+    signal?: AbortSignal,
+  ): Promise<UploadedBackup> {
+    signal?.throwIfAborted();
     const backup = await startBaseBackup({ pgBinDir: this.pgBinDir, source });
+    const cancel = (): void => backup.cancel();
+    signal?.addEventListener('abort', cancel, { once: true });
     // Handled below; without this, a rejection seen first by flush() would be unhandled.
     backup.finished.catch(() => undefined);
     const hash = createHash('sha256');
@@ -48,6 +56,7 @@ export class BaseBackupUploader {
       const info = await backup.finished;
       return { ...info, sizeBytes: size, checksumSha256: hash.digest('hex') };
     } finally {
+      signal?.removeEventListener('abort', cancel);
       backup.cancel();
     }
   }

@@ -13,6 +13,7 @@ import { BackupsClient } from '../backups-client/backups.client.js';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
+import { RestoreEntity } from '../restores/restore.entity.js';
 import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
 
 const SCHEMA = 'provisioner';
@@ -128,6 +129,25 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     }
   }
 
+  /** Like withServerLock, but answers undefined at once when someone else holds the lock. */
+  async tryWithServerLock<T>(serverId: string, work: () => Promise<T>): Promise<T | undefined> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      const [row] = (await runner.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [
+        serverId,
+      ])) as { locked: boolean }[];
+      if (!row?.locked) return undefined;
+      try {
+        return await work();
+      } finally {
+        await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [serverId]);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+
   /**
    * Runs work on one server while holding its lock (a PostgreSQL advisory lock on the
    * metadata database), so provisioning, removal and reconcile never act on it at once.
@@ -208,7 +228,15 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     // `deleting` and this job retries: no backup outlives its database for long.
     const ctx = { requestId: job.payload.request_id };
     const { deleted } = await this.backups.deleteForDatabase(ctx, record.id);
-    await repository.delete({ id: record.id, status: 'deleting' });
+    await this.dataSource.transaction(async (manager) => {
+      await manager
+        .createQueryBuilder()
+        .delete()
+        .from(RestoreEntity)
+        .where('database_id = :id OR target_database_id = :id', { id: record.id })
+        .execute();
+      await manager.delete(DatabaseEntity, { id: record.id, status: 'deleting' });
+    });
     this.logger.log(
       `[${ctx.requestId}] database ${record.id}, its server and ${deleted} backup(s) are gone`,
     );

@@ -78,8 +78,14 @@ export abstract class DatabaseDriver {
   /**
    * Makes every new transaction read-only (or writable again), for all sessions, without a
    * restart: how a server at its storage limit stops growing (and a restore keeps it still).
+   * With endOpenTransactions, sessions inside a transaction begun before are ended, so no
+   * write of theirs commits after it (a restore would lose it).
    */
-  abstract setReadOnly(serverId: string, readOnly: boolean): Promise<void>;
+  abstract setReadOnly(
+    serverId: string,
+    readOnly: boolean,
+    options?: { endOpenTransactions?: boolean },
+  ): Promise<void>;
 
   /**
    * Restore, step 1: builds the restored data beside the live data (download with its

@@ -44,8 +44,14 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     for (const record of records) {
       // One server that will not start must not keep the others from being looked after.
       await this.step(`database ${record.id}`, async () => {
-        if (record.status === 'running' || record.status === 'restoring') {
+        if (record.status === 'running') {
           await this.jobs.withServerLock(record.platformServiceId, () => this.keepRunning(record));
+        }
+        // A restore holds its server's lock for minutes: look after the others meanwhile.
+        if (record.status === 'restoring') {
+          await this.jobs.tryWithServerLock(record.platformServiceId, () =>
+            this.keepRunning(record),
+          );
         }
         if (record.status === 'provisioning' || record.status === 'deleting')
           await this.jobs.requeue(record);

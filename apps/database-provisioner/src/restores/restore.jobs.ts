@@ -28,6 +28,8 @@ const REASONS = {
     'The backup is corrupted (its checksum does not match); the database was left as it was.',
   failed: 'The restore could not be completed; the database was left as it was.',
   failedTarget: 'The restore could not be completed; the new database could not be made.',
+  deleted: 'A database the restore acts on was deleted.',
+  lost: 'The restore failed and the server could not be brought back; restore it again.',
 } as const;
 
 interface RestoreJobPayload {
@@ -35,11 +37,11 @@ interface RestoreJobPayload {
   request_id: string;
 }
 
-/** The databases a restore acts on: its source, and the one whose data it replaces. */
+/** A restore and the databases it acts on: its source, and the one whose data it replaces. */
 interface RestoreParties {
   restore: RestoreEntity;
-  source: DatabaseEntity;
-  target: DatabaseEntity;
+  source?: DatabaseEntity;
+  target?: DatabaseEntity;
 }
 
 /**
@@ -97,46 +99,21 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     const ctx: RequestContext = { requestId: job.payload.request_id };
     const restores = this.dataSource.getRepository(RestoreEntity);
     await restores.update({ id: job.payload.restore_id, status: 'pending' }, { status: 'running' });
-    const parties = await this.parties(this.dataSource.manager, job.payload.restore_id);
-    if (!parties || parties.restore.status !== 'running') return;
-    const { restore, source, target } = parties;
-    const serverId = target.platformServiceId;
-    const credentials = await this.dataSource
-      .getRepository(CredentialsEntity)
-      .findOneByOrFail({ databaseId: target.id });
-    const password = this.secrets.open(credentials.passwordSealed);
-    await this.databaseJobs.withServerLock(serverId, async () => {
-      if (target.id !== source.id) {
-        // A new database: its own server first (its certificate, port, credentials).
-        await this.driver.create({
-          serverId,
-          port: target.port,
-          databaseName: target.name,
-          password,
-          replicationPassword: this.secrets.open(credentials.replicationPasswordSealed),
-          config: target.config,
-        });
-      }
-      // A crash mid-swap is carried on from where it stopped; otherwise build afresh.
-      if (!(await this.driver.restoreSwapped(serverId))) {
-        if (target.id === source.id) {
-          await this.driver.ensureRunning(serverId);
-          await this.driver.setReadOnly(serverId, true);
-        }
-        this.logger.log(`[${ctx.requestId}] restore ${restore.id}: building ${target.id} beside`);
-        await this.build(ctx, restore, source, target, password, credentials);
-      }
-      const endpoint = await this.driver.swapInRestore(serverId);
-      const encrypted = await checkTlsLogin({
-        host: endpoint.host,
-        port: endpoint.port,
-        database: target.name,
-        user: target.name,
-        password,
-        caPem: await this.driver.caCertificate(),
-      });
-      if (!encrypted) throw new Error('the restored server accepted a login without TLS');
-      await this.driver.finishRestore(serverId);
+    const found = await this.parties(this.dataSource.manager, job.payload.restore_id);
+    if (!found || found.restore.status !== 'running') return;
+    const { restore, source, target } = found;
+    if (!source || !target || source.status === 'deleting' || target.status === 'deleting') {
+      // Deleted meanwhile: the restore ends at once, so it never holds the source's slot.
+      await restores.update(
+        { id: restore.id, status: 'running' },
+        { status: 'failed', error: REASONS.deleted, completedAt: new Date() },
+      );
+      return;
+    }
+    await this.databaseJobs.withServerLock(target.platformServiceId, async () => {
+      // Under the lock: a worker that lost its lease (and so the lock) must not act again.
+      job.signal.throwIfAborted();
+      await this.restoreLocked(ctx, job.signal, restore, source, target);
     });
     await this.dataSource.transaction(async (manager) => {
       await manager.update(
@@ -154,30 +131,77 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     await this.databaseJobs.announce(ctx, { ...target, status: 'running' });
   }
 
-  private async build(
+  private async restoreLocked(
     ctx: RequestContext,
+    signal: AbortSignal,
     restore: RestoreEntity,
     source: DatabaseEntity,
     target: DatabaseEntity,
-    password: string,
-    credentials: CredentialsEntity,
   ): Promise<void> {
-    let plan;
-    try {
-      plan = await this.backups.restorePlan(ctx, restore.backupId ?? '');
-    } catch (err) {
-      if (err instanceof DomainError) throw new PermanentJobError(`no plan: ${err.message}`);
-      throw err;
+    const serverId = target.platformServiceId;
+    const credentials = await this.dataSource
+      .getRepository(CredentialsEntity)
+      .findOneByOrFail({ databaseId: target.id });
+    const password = this.secrets.open(credentials.passwordSealed);
+    const replicationPassword = this.secrets.open(credentials.replicationPasswordSealed);
+    if (target.id !== source.id) {
+      // A new database: its own server first (its certificate, port, credentials).
+      await this.driver.create({
+        serverId,
+        port: target.port,
+        databaseName: target.name,
+        password,
+        replicationPassword,
+        config: target.config,
+      });
     }
-    try {
-      await this.driver.buildRestore({
-        serverId: target.platformServiceId,
+    // A crash mid-swap is carried on from where it stopped; otherwise build afresh.
+    if (!(await this.driver.restoreSwapped(serverId))) {
+      if (target.id === source.id) {
+        await this.driver.ensureRunning(serverId);
+        await this.driver.setReadOnly(serverId, true, { endOpenTransactions: true });
+      }
+      this.logger.log(`[${ctx.requestId}] restore ${restore.id}: building ${target.id} beside`);
+      const plan = await this.plan(ctx, restore);
+      await this.build({
+        serverId,
         archive: { url: plan.base_backup_url, sha256: plan.base_backup_sha256 },
         archivedDatabaseName: source.name,
         databaseName: target.name,
         password,
-        replicationPassword: this.secrets.open(credentials.replicationPasswordSealed),
+        replicationPassword,
       });
+    }
+    signal.throwIfAborted();
+    const endpoint = await this.driver.swapInRestore(serverId);
+    const encrypted = await checkTlsLogin({
+      host: endpoint.host,
+      port: endpoint.port,
+      database: target.name,
+      user: target.name,
+      password,
+      caPem: await this.driver.caCertificate(),
+    });
+    if (!encrypted) throw new Error('the restored server accepted a login without TLS');
+    signal.throwIfAborted();
+    await this.driver.finishRestore(serverId);
+    // Checked and final: the restored server takes writes from now on.
+    await this.driver.setReadOnly(serverId, false);
+  }
+
+  /** A fresh plan from backup-service; one it refuses (deleted, not ready) cannot be retried. */
+  private async plan(ctx: RequestContext, restore: RestoreEntity) {
+    try {
+      return await this.backups.restorePlan(ctx, restore.backupId ?? '');
+    } catch (err) {
+      if (err instanceof DomainError) throw new PermanentJobError(`no plan: ${err.message}`);
+      throw err;
+    }
+  }
+
+  private async build(spec: Parameters<DatabaseDriver['buildRestore']>[0]): Promise<void> {
+    try {
+      await this.driver.buildRestore(spec);
     } catch (err) {
       if (err instanceof CorruptArchiveError)
         throw new PermanentJobError(`${CORRUPT}${err.message}`);
@@ -191,11 +215,10 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
   ): Promise<RestoreParties | undefined> {
     const restore = await manager.findOneBy(RestoreEntity, { id: restoreId });
     if (!restore) return undefined;
-    const source = await manager.findOneBy(DatabaseEntity, { id: restore.databaseId });
-    const target = restore.targetDatabaseId
-      ? await manager.findOneBy(DatabaseEntity, { id: restore.targetDatabaseId })
-      : source;
-    if (!source || !target) return undefined;
+    const byId = async (id: string) =>
+      (await manager.findOneBy(DatabaseEntity, { id })) ?? undefined;
+    const source = await byId(restore.databaseId);
+    const target = restore.targetDatabaseId ? await byId(restore.targetDatabaseId) : source;
     return { restore, source, target };
   }
 
@@ -205,45 +228,50 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     manager: EntityManager,
   ): Promise<void> {
     const ctx: RequestContext = { requestId: job.payload.request_id };
-    const parties = await this.parties(manager, job.payload.restore_id);
-    if (!parties) return;
-    const { restore, source, target } = parties;
+    const found = await this.parties(manager, job.payload.restore_id);
+    if (!found) return;
+    const { restore, source, target } = found;
     this.logger.error(`[${ctx.requestId}] restore ${restore.id} failed: ${reason}`);
-    const inPlace = target.id === source.id;
-    const error = reason.startsWith(CORRUPT)
-      ? REASONS.corrupt
-      : inPlace
-        ? REASONS.failed
-        : REASONS.failedTarget;
+    const inPlace = restore.targetDatabaseId === null;
+    const error = this.reasonFor(reason, inPlace, source !== undefined && target !== undefined);
     const moved = await manager.update(
       RestoreEntity,
       { id: restore.id, status: restore.status === 'pending' ? 'pending' : 'running' },
       { status: 'failed', error, completedAt: new Date() },
     );
-    if (moved.affected !== 1) return;
+    if (moved.affected !== 1 || !source || !target) return;
+    const kept = await this.undo(target, inPlace);
+    // The database ends `running` on its old data, or `failed` when even that could not be
+    // brought back (a new database of a failed restore is `failed` in any case).
+    const status = inPlace && kept ? 'running' : 'failed';
+    const databaseError = status === 'running' ? null : inPlace ? REASONS.lost : error;
+    await manager.update(
+      DatabaseEntity,
+      { id: target.id, status: 'restoring' },
+      { status, error: databaseError, storageFull: false },
+    );
+    await this.databaseJobs.announce(ctx, { ...target, status, error: databaseError });
+  }
+
+  private reasonFor(reason: string, inPlace: boolean, bothThere: boolean): string {
+    if (!bothThere) return REASONS.deleted;
+    if (reason.startsWith(CORRUPT)) return REASONS.corrupt;
+    return inPlace ? REASONS.failed : REASONS.failedTarget;
+  }
+
+  /** Puts the old data back (in place) or removes the new server; false when that failed. */
+  private async undo(target: DatabaseEntity, inPlace: boolean): Promise<boolean> {
     const serverId = target.platformServiceId;
-    await this.databaseJobs.withServerLock(serverId, async () => {
-      if (inPlace) {
+    try {
+      await this.databaseJobs.withServerLock(serverId, async () => {
+        if (!inPlace) return this.driver.destroy(serverId);
         await this.driver.abandonRestore(serverId);
         await this.driver.setReadOnly(serverId, false);
-      } else {
-        await this.driver.destroy(serverId);
-      }
-    });
-    if (inPlace) {
-      await manager.update(
-        DatabaseEntity,
-        { id: source.id, status: 'restoring' },
-        { status: 'running', storageFull: false },
-      );
-      await this.databaseJobs.announce(ctx, { ...source, status: 'running' });
-    } else {
-      await manager.update(
-        DatabaseEntity,
-        { id: target.id, status: 'restoring' },
-        { status: 'failed', error },
-      );
-      await this.databaseJobs.announce(ctx, { ...target, status: 'failed', error });
+      });
+      return true;
+    } catch (err) {
+      this.logger.error(`undoing the restore on ${serverId} failed: ${String(err)}`);
+      return false;
     }
   }
 }

@@ -80,7 +80,7 @@ export class RestoresService {
       // Read-only before the answer: no write is accepted now and lost by the swap. The job
       // sets it again (a crash in between is covered).
       await this.driver
-        .setReadOnly(source.platformServiceId, true)
+        .setReadOnly(source.platformServiceId, true, { endOpenTransactions: true })
         .catch((err: unknown) =>
           this.logger.warn(
             `[${ctx.requestId}] read-only now failed; the job retries: ${String(err)}`,

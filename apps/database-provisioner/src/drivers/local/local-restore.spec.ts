@@ -1,10 +1,18 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { PgTools } from '@pgcloud/postgres';
-import { isSwapped, swapRestored, undoRestore } from './local-restore.js';
+import { finishRestore, isSwapped, swapRestored, undoRestore } from './local-restore.js';
 import { CHECKED_MARKER, restorePaths } from './restore-paths.js';
 import type { ServerPaths } from './server-paths.js';
 import { serverPaths } from './server-paths.js';
@@ -83,5 +91,21 @@ describe('the restore swap, step by step', () => {
     assert.equal(holds(server.pgdata), 'live');
     assert.equal(existsSync(restorePaths(server).restoreDir), false);
     assert.equal(stops, 0);
+  });
+
+  it('finishes by dropping the old data whole; after a crash mid-finish, undo keeps the restore', async () => {
+    const paths = restorePaths(server);
+    write(paths.restoreDir, 'restored', true);
+    await swapRestored(server, stopLive);
+    // A crash right after the old data was moved out of `previous`, before it was removed.
+    renameSync(paths.previousDir, paths.trashDir);
+    assert.equal(await isSwapped(server), true, 'the restore is still seen as swapped');
+    assert.equal(await undoRestore(server, tools, stopLive), false, 'nothing partial comes back');
+    assert.equal(holds(server.pgdata), 'restored');
+    await finishRestore(server, tools);
+    assert.equal(existsSync(paths.trashDir), false);
+    assert.equal(existsSync(join(server.pgdata, CHECKED_MARKER)), false);
+    assert.equal(await isSwapped(server), false);
+    assert.equal(holds(server.pgdata), 'restored');
   });
 });

@@ -22,6 +22,7 @@ import { assertSocketPathFits, driverPaths, serverPaths } from './server-paths.j
 import { ensureApplicationRoles } from './server-sql.js';
 import {
   buildRestore,
+  discardRestoreBuild,
   finishRestore,
   isSwapped,
   swapRestored,
@@ -115,7 +116,11 @@ export class LocalDriver extends DatabaseDriver {
     });
   }
 
-  async setReadOnly(serverId: string, readOnly: boolean): Promise<void> {
+  async setReadOnly(
+    serverId: string,
+    readOnly: boolean,
+    options: { endOpenTransactions?: boolean } = {},
+  ): Promise<void> {
     const address = await this.socketAddress(serverPaths(this.settings.dataDir, serverId));
     await withSuperuser(address, SQL_TIMEOUT_MS, async (client) => {
       // A reload reaches open sessions too: their next transaction takes the new default.
@@ -123,11 +128,21 @@ export class LocalDriver extends DatabaseDriver {
         `ALTER SYSTEM SET default_transaction_read_only = ${readOnly ? 'on' : 'off'}`,
       );
       await client.query('SELECT pg_reload_conf()');
+      if (readOnly && options.endOpenTransactions) {
+        await client.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
+              AND xact_start IS NOT NULL`,
+        );
+      }
     });
   }
 
   async destroy(serverId: string): Promise<void> {
     const paths = serverPaths(this.settings.dataDir, serverId);
+    // A restore's checking server may run in the build beside the live data.
+    if (await exists(paths.serverDir))
+      await discardRestoreBuild(paths, this.tools((await this.ready()).osUser));
     if (await exists(paths.pgdata)) await this.stop(paths);
     await rm(paths.serverDir, { recursive: true, force: true });
   }

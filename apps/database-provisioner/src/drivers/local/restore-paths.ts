@@ -7,7 +7,10 @@ export interface RestorePaths {
   restoreDir: string;
   /** The live data, kept here from the swap until the restore is finished or undone. */
   previousDir: string;
-  /** The socket of the server that checks the restored data before the swap. */
+  /** The old data on its way out: renamed here whole, then removed. */
+  trashDir: string;
+  /** The socket of the server that checks the restored data before the swap (a name no
+   * longer than `socket`, so the socket path check at start covers it). */
   socketDir: string;
   logFile: string;
 }
@@ -19,7 +22,8 @@ export function restorePaths(server: ServerPaths): RestorePaths {
   return {
     restoreDir: join(server.serverDir, 'pgdata.restore'),
     previousDir: join(server.serverDir, 'pgdata.previous'),
-    socketDir: join(server.serverDir, 'restore-socket'),
+    trashDir: join(server.serverDir, 'pgdata.trash'),
+    socketDir: join(server.serverDir, 'rsock'),
     logFile: join(server.serverDir, 'restore.log'),
   };
 }

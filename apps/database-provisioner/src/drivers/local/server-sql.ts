@@ -80,6 +80,8 @@ export async function adoptRestoredRoles(
   const from = quoteIdent(roles.archivedDatabaseName);
   const to = quoteIdent(roles.databaseName);
   await withSuperuser(address, 10_000, async (client) => {
+    // The restored server starts read-only; this session is ours and may write.
+    await client.query('SET default_transaction_read_only = off');
     if (roles.archivedDatabaseName !== roles.databaseName) {
       await client.query(`ALTER DATABASE ${from} RENAME TO ${to}`);
       await client.query(`ALTER ROLE ${from} RENAME TO ${to}`);
