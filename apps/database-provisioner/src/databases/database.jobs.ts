@@ -229,12 +229,8 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     const ctx = { requestId: job.payload.request_id };
     const { deleted } = await this.backups.deleteForDatabase(ctx, record.id);
     await this.dataSource.transaction(async (manager) => {
-      await manager
-        .createQueryBuilder()
-        .delete()
-        .from(RestoreEntity)
-        .where('database_id = :id OR target_database_id = :id', { id: record.id })
-        .execute();
+      // Its restores (as source) go with it; a restore that built it stays in its source's list.
+      await manager.delete(RestoreEntity, { databaseId: record.id });
       await manager.delete(DatabaseEntity, { id: record.id, status: 'deleting' });
     });
     this.logger.log(

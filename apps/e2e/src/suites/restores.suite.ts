@@ -190,4 +190,28 @@ describe('restores: from a backup, in place and into a new database', () => {
     expectError(await owner.api.get(`${databasePath}/restores/nope`), 404, 'RESTORE_NOT_FOUND');
     await waitForBackup(owner.api, `${databasePath}/backups`, created.id);
   });
+
+  it('ends a restore into a new database that is deleted meanwhile, and frees the source', async () => {
+    const created = expectData<CreatedRestore>(
+      await owner.api.post(restorePath(backupId), { target_database: 'vault-gone' }),
+      201,
+    );
+    expectData(await owner.api.delete(`/projects/${project.id}/databases/vault-gone`), 200);
+    const restore = await waitForRestore(owner.api, databasePath, created.restore_id);
+    assert.ok(['failed', 'completed'].includes(restore.status));
+    expectError(
+      await owner.api.get(`/projects/${project.id}/databases/vault-gone`),
+      404,
+      'DATABASE_NOT_FOUND',
+    );
+    // The source can be restored again: nothing holds its one restore slot.
+    const next = expectData<CreatedRestore>(
+      await owner.api.post(restorePath(backupId), { target_database: null }),
+      201,
+    );
+    assert.equal(next.target_database, undefined, 'null is no target: in place');
+    const done = await waitForRestore(owner.api, databasePath, next.restore_id);
+    assert.ok(done.status === 'completed' || done.status === 'failed');
+    await waitForStatus(owner.api, project.id, 'vault', ['running']);
+  });
 });
