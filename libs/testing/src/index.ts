@@ -14,3 +14,4 @@ export * from './run-s3.js';
 export * from './run-bench.js';
 export * from './local-daemon.js';
 export * from './bench-report.js';
+export * from './bench-database.js';

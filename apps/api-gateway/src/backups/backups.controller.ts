@@ -14,7 +14,11 @@ import type {
 import { BACKUP_PATTERNS, BACKUP_RESTORE_PATTERNS, RestoreBackupDto } from '@pgcloud/contracts';
 import { ServiceClients } from '../clients/service-clients.js';
 import { Ctx } from '../http/request-context.js';
-import { ApiEnvelope, ApiErrors } from '../openapi/api-envelope.decorator.js';
+import {
+  ApiEnvelope,
+  ApiErrors,
+  DATABASE_ROUTE_ERRORS,
+} from '../openapi/api-envelope.decorator.js';
 import {
   BackupListModel,
   BackupModel,
@@ -26,15 +30,6 @@ import { CreatedRestoreModel } from '../openapi/restores.models.js';
 
 const ApiBackupId = (): MethodDecorator =>
   ApiParam({ name: 'backup_id', example: 'bkp_k3v9x0q2m8t4b7w1c5zd' });
-// Every backup route answers these besides its own.
-const COMMON_ERRORS = [
-  'AUTH_REQUIRED',
-  'PROJECT_NOT_FOUND',
-  'DATABASE_NOT_FOUND',
-  'RATE_LIMIT_EXCEEDED',
-  'SERVICE_UNAVAILABLE',
-] as const;
-
 /** Base backups of a database: list, take, show, download, delete. */
 @ApiTags('backups')
 @ApiBearerAuth()
@@ -47,7 +42,7 @@ export class BackupsController {
   @Get()
   @ApiOperation({ summary: 'List the backups of a database, newest first' })
   @ApiEnvelope(BackupListModel, { status: 200, description: 'Every backup of the database.' })
-  @ApiErrors(...COMMON_ERRORS)
+  @ApiErrors(...DATABASE_ROUTE_ERRORS)
   list(
     @Ctx() ctx: RequestContext,
     @Param('project_id') projectId: string,
@@ -70,7 +65,7 @@ export class BackupsController {
       'Answers at once with status `pending`; the base backup streams to object storage and ends `completed` (with its checksum) or `failed`.',
   })
   @ApiEnvelope(CreatedBackupModel, { status: 201, description: 'The new backup, pending.' })
-  @ApiErrors(...COMMON_ERRORS, 'DATABASE_NOT_READY')
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'DATABASE_NOT_READY')
   create(
     @Ctx() ctx: RequestContext,
     @Param('project_id') projectId: string,
@@ -86,7 +81,7 @@ export class BackupsController {
   @ApiBackupId()
   @ApiOperation({ summary: 'Show a backup' })
   @ApiEnvelope(BackupModel, { status: 200, description: 'The backup.' })
-  @ApiErrors(...COMMON_ERRORS, 'BACKUP_NOT_FOUND')
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'BACKUP_NOT_FOUND')
   get(@Ctx() ctx: RequestContext, @Param() ref: BackupRef): Promise<Backup> {
     return this.clients.backups.send<Backup, BackupRef>(BACKUP_PATTERNS.get, ctx, refOf(ref));
   }
@@ -98,7 +93,7 @@ export class BackupsController {
     description: 'A pre-signed URL that works without a token for 15 minutes.',
   })
   @ApiEnvelope(DownloadLinkModel, { status: 200, description: 'The link.' })
-  @ApiErrors(...COMMON_ERRORS, 'BACKUP_NOT_FOUND', 'BACKUP_NOT_READY')
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'BACKUP_NOT_FOUND', 'BACKUP_NOT_READY')
   download(@Ctx() ctx: RequestContext, @Param() ref: BackupRef): Promise<DownloadLink> {
     return this.clients.backups.send<DownloadLink, BackupRef>(
       BACKUP_PATTERNS.download,
@@ -116,7 +111,7 @@ export class BackupsController {
   })
   @ApiEnvelope(CreatedRestoreModel, { status: 201, description: 'The restore, pending.' })
   @ApiErrors(
-    ...COMMON_ERRORS,
+    ...DATABASE_ROUTE_ERRORS,
     'VALIDATION_ERROR',
     'BACKUP_NOT_FOUND',
     'QUOTA_EXCEEDED',
@@ -149,7 +144,7 @@ export class BackupsController {
     description: 'Its object is deleted first, then the record.',
   })
   @ApiEnvelope(DeletedModel, { status: 200, description: 'The backup is gone.' })
-  @ApiErrors(...COMMON_ERRORS, 'BACKUP_NOT_FOUND')
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'BACKUP_NOT_FOUND')
   delete(@Ctx() ctx: RequestContext, @Param() ref: BackupRef): Promise<Deleted> {
     return this.clients.backups.send<Deleted, BackupRef>(BACKUP_PATTERNS.delete, ctx, refOf(ref));
   }

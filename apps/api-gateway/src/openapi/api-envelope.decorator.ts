@@ -48,6 +48,15 @@ const ERROR_HEADERS: Partial<Record<number, HeadersObject>> = {
   },
 };
 
+/** What every route under /projects/{project_id}/databases/{name} may answer besides its own. */
+export const DATABASE_ROUTE_ERRORS = [
+  'AUTH_REQUIRED',
+  'PROJECT_NOT_FOUND',
+  'DATABASE_NOT_FOUND',
+  'RATE_LIMIT_EXCEEDED',
+  'SERVICE_UNAVAILABLE',
+] as const satisfies readonly ErrorCode[];
+
 /**
  * Documents the error envelopes a route can answer, one response per HTTP status (taken
  * from contracts, so the statuses cannot drift), each listing its codes with an example.

@@ -4,16 +4,12 @@ import type { DatabaseRef, Restore, RestoreRef, RequestContext } from '@pgcloud/
 import { RESTORE_PATTERNS } from '@pgcloud/contracts';
 import { ServiceClients } from '../clients/service-clients.js';
 import { Ctx } from '../http/request-context.js';
-import { ApiEnvelope, ApiErrors } from '../openapi/api-envelope.decorator.js';
+import {
+  ApiEnvelope,
+  ApiErrors,
+  DATABASE_ROUTE_ERRORS,
+} from '../openapi/api-envelope.decorator.js';
 import { RestoreListModel, RestoreModel } from '../openapi/restores.models.js';
-
-const COMMON_ERRORS = [
-  'AUTH_REQUIRED',
-  'PROJECT_NOT_FOUND',
-  'DATABASE_NOT_FOUND',
-  'RATE_LIMIT_EXCEEDED',
-  'SERVICE_UNAVAILABLE',
-] as const;
 
 /** Every restore of a database (as source), backup and PITR alike. */
 @ApiTags('restores')
@@ -27,7 +23,7 @@ export class RestoresController {
   @Get()
   @ApiOperation({ summary: 'List the restores of a database, newest first' })
   @ApiEnvelope(RestoreListModel, { status: 200, description: 'Every restore of the database.' })
-  @ApiErrors(...COMMON_ERRORS)
+  @ApiErrors(...DATABASE_ROUTE_ERRORS)
   list(
     @Ctx() ctx: RequestContext,
     @Param('project_id') projectId: string,
@@ -44,7 +40,7 @@ export class RestoresController {
   @ApiParam({ name: 'restore_id', example: 'rstr_k3v9x0q2m8t4b7w1c5zd' })
   @ApiOperation({ summary: 'Show a restore' })
   @ApiEnvelope(RestoreModel, { status: 200, description: 'The restore.' })
-  @ApiErrors(...COMMON_ERRORS, 'RESTORE_NOT_FOUND')
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'RESTORE_NOT_FOUND')
   get(@Ctx() ctx: RequestContext, @Param() ref: RestoreRef): Promise<Restore> {
     return this.clients.databases.send<Restore, RestoreRef>(RESTORE_PATTERNS.get, ctx, {
       project_id: ref.project_id,
