@@ -12,7 +12,11 @@ import type {
 import { CreateDatabaseDto, DATABASE_PATTERNS } from '@pgcloud/contracts';
 import { ServiceClients } from '../clients/service-clients.js';
 import { Ctx } from '../http/request-context.js';
-import { ApiEnvelope, ApiErrors } from '../openapi/api-envelope.decorator.js';
+import {
+  ApiEnvelope,
+  ApiErrors,
+  DATABASE_ROUTE_ERRORS,
+} from '../openapi/api-envelope.decorator.js';
 import {
   ConnectionDetailsModel,
   DatabaseListModel,
@@ -80,13 +84,7 @@ export class DatabasesController {
   @ApiDatabaseName()
   @ApiOperation({ summary: 'Show a database' })
   @ApiEnvelope(DatabaseModel, { status: 200, description: 'The database.' })
-  @ApiErrors(
-    'AUTH_REQUIRED',
-    'PROJECT_NOT_FOUND',
-    'DATABASE_NOT_FOUND',
-    'RATE_LIMIT_EXCEEDED',
-    'SERVICE_UNAVAILABLE',
-  )
+  @ApiErrors(...DATABASE_ROUTE_ERRORS)
   get(
     @Ctx() ctx: RequestContext,
     @Param('project_id') projectId: string,
@@ -105,14 +103,7 @@ export class DatabasesController {
     description: 'The connection string holds the password.',
   })
   @ApiEnvelope(ConnectionDetailsModel, { status: 200, description: 'How to connect.' })
-  @ApiErrors(
-    'AUTH_REQUIRED',
-    'PROJECT_NOT_FOUND',
-    'DATABASE_NOT_FOUND',
-    'DATABASE_NOT_READY',
-    'RATE_LIMIT_EXCEEDED',
-    'SERVICE_UNAVAILABLE',
-  )
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'DATABASE_NOT_READY')
   url(
     @Ctx() ctx: RequestContext,
     @Param('project_id') projectId: string,
@@ -131,13 +122,7 @@ export class DatabasesController {
     description: 'Gone from the API at once; its server and data are removed in the background.',
   })
   @ApiEnvelope(DeletedModel, { status: 200, description: 'The database is gone.' })
-  @ApiErrors(
-    'AUTH_REQUIRED',
-    'PROJECT_NOT_FOUND',
-    'DATABASE_NOT_FOUND',
-    'RATE_LIMIT_EXCEEDED',
-    'SERVICE_UNAVAILABLE',
-  )
+  @ApiErrors(...DATABASE_ROUTE_ERRORS)
   delete(
     @Ctx() ctx: RequestContext,
     @Param('project_id') projectId: string,
