@@ -1,4 +1,4 @@
-import { ObjectStore } from '@pgcloud/storage';
+import { ObjectStore, objectStoreOptions } from '@pgcloud/storage';
 import type { LocalS3Credentials } from './local-s3.js';
 import { LocalS3 } from './local-s3.js';
 
@@ -28,13 +28,15 @@ export async function provideS3(
 
 /** The bucket these settings name, as the services see it: for tests that look into S3. */
 export function bucketOf(env: Record<string, string | undefined>): ObjectStore {
-  return new ObjectStore({
-    endpoint: env['S3_ENDPOINT'] ?? '',
-    region: env['S3_REGION'] ?? 'us-east-1',
-    accessKeyId: env['S3_ACCESS_KEY_ID'] ?? '',
-    secretAccessKey: env['S3_SECRET_ACCESS_KEY'] ?? '',
-    bucket: env['S3_BUCKET'] ?? 'pgcloud',
-  });
+  return new ObjectStore(
+    objectStoreOptions({
+      S3_ENDPOINT: env['S3_ENDPOINT'] ?? '',
+      S3_REGION: env['S3_REGION'] ?? 'us-east-1',
+      S3_ACCESS_KEY_ID: env['S3_ACCESS_KEY_ID'] ?? '',
+      S3_SECRET_ACCESS_KEY: env['S3_SECRET_ACCESS_KEY'] ?? '',
+      S3_BUCKET: env['S3_BUCKET'] ?? 'pgcloud',
+    }),
+  );
 }
 
 /** Removes a test run's bucket with everything in it (only `pgcloud-test-` buckets). */

@@ -129,34 +129,34 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     }
   }
 
-  /** Like withServerLock, but answers undefined at once when someone else holds the lock. */
-  async tryWithServerLock<T>(serverId: string, work: () => Promise<T>): Promise<T | undefined> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      const [row] = (await runner.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [
-        serverId,
-      ])) as { locked: boolean }[];
-      if (!row?.locked) return undefined;
-      try {
-        return await work();
-      } finally {
-        await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [serverId]);
-      }
-    } finally {
-      await runner.release();
-    }
-  }
-
   /**
    * Runs work on one server while holding its lock (a PostgreSQL advisory lock on the
-   * metadata database), so provisioning, removal and reconcile never act on it at once.
+   * metadata database), so provisioning, removal, restores and reconcile never act on it
+   * at once.
    */
   async withServerLock<T>(serverId: string, work: () => Promise<T>): Promise<T> {
+    return (await this.locked(serverId, work, true)) as T;
+  }
+
+  /** Like withServerLock, but answers undefined at once when someone else holds the lock. */
+  tryWithServerLock<T>(serverId: string, work: () => Promise<T>): Promise<T | undefined> {
+    return this.locked(serverId, work, false);
+  }
+
+  private async locked<T>(
+    serverId: string,
+    work: () => Promise<T>,
+    wait: boolean,
+  ): Promise<T | undefined> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
-      await runner.query('SELECT pg_advisory_lock(hashtext($1))', [serverId]);
+      const take = wait ? 'pg_advisory_lock' : 'pg_try_advisory_lock';
+      const [row] = (await runner.query(`SELECT ${take}(hashtext($1)) AS locked`, [serverId])) as {
+        locked: boolean | '';
+      }[];
+      // pg_advisory_lock answers void (''): it returned, so the lock is held.
+      if (!wait && !row?.locked) return undefined;
       try {
         return await work();
       } finally {

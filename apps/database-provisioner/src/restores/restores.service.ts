@@ -130,7 +130,7 @@ export class RestoresService {
   private async begin(
     manager: EntityManager,
     sourceId: string,
-    restore: Partial<RestoreEntity>,
+    restore: Partial<RestoreEntity> & Pick<RestoreEntity, 'id'>,
     ctx: RequestContext,
   ): Promise<void> {
     const source = await manager.findOne(DatabaseEntity, {
@@ -153,7 +153,7 @@ export class RestoresService {
     await manager.insert(RestoreEntity, restore);
     if (!restore.targetDatabaseId)
       await manager.update(DatabaseEntity, { id: source.id }, { status: 'restoring' });
-    await this.jobs.enqueue(manager, restore.id ?? '', ctx.requestId);
+    await this.jobs.enqueue(manager, restore.id, ctx.requestId);
   }
 }
 
