@@ -2,12 +2,7 @@
 // at least 500 MB in place (download with its checksum, extract, recovery, promotion, a
 // TLS check, the swap), beside extracting the same archive and starting PostgreSQL on it
 // by hand, in the same run, and the ratio. It only prints; nothing passes or fails on it.
-import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type {
   Backup,
   CreatedBackup,
@@ -15,20 +10,18 @@ import type {
   DownloadLink,
   Restore,
 } from '@pgcloud/contracts';
-import type { OsUser } from '@pgcloud/postgres';
-import { ensureOwnedDir, pgBinDir, resolveOsUser, runAsOsUser, runPgTool } from '@pgcloud/postgres';
 import type { ApiClient, Cleanup } from '@pgcloud/testing';
 import {
+  RestoredByHand,
   apiData,
   benchCount,
   bulkDatabase,
-  freePort,
+  downloadArchive,
   middle,
   pollUntil,
   runBench,
 } from '@pgcloud/testing';
 
-const OS_USER = process.env['PG_OS_USER'] ?? 'postgres';
 const ROWS = Number(process.env['BENCH_ROWS'] ?? '3300000');
 
 /** Seconds of one in-place restore: from the record's start to its completion. */
@@ -48,31 +41,19 @@ async function timeOurs(api: ApiClient, path: string, backupId: string): Promise
 }
 
 /** Seconds to extract the archive and start PostgreSQL on it (crash recovery included). */
-async function timeByHand(archive: string, root: string, osUser: OsUser): Promise<number> {
-  const dir = join(root, `by-hand-${Date.now()}`);
-  const pgdata = join(dir, 'pgdata');
-  await ensureOwnedDir(dir, osUser);
-  await ensureOwnedDir(pgdata, osUser);
-  const port = await freePort();
-  const options = `-c port=${port} -c listen_addresses='' -c unix_socket_directories=${dir} -c ssl=off`;
-  const binDir = pgBinDir();
+async function timeByHand(archive: string, parent: string): Promise<number> {
   const started = performance.now();
-  await runAsOsUser('/bin/tar', ['--zstd', '-xf', archive, '-C', pgdata], { osUser });
-  await runPgTool(
-    binDir,
-    'pg_ctl',
-    ['-D', pgdata, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '600', 'start'],
-    { osUser },
-  );
-  const seconds = (performance.now() - started) / 1000;
-  await runPgTool(binDir, 'pg_ctl', ['-D', pgdata, '-m', 'immediate', '-w', 'stop'], { osUser });
-  await rm(dir, { recursive: true, force: true });
-  return seconds;
+  const restored = await RestoredByHand.extract(archive, parent);
+  try {
+    await restored.start();
+    return (performance.now() - started) / 1000;
+  } finally {
+    await restored.remove();
+  }
 }
 
 await runBench(async (cleanups: Cleanup[]) => {
   const runs = process.env['BENCH_COUNT'] ? benchCount() : 3;
-  const osUser = await resolveOsUser(OS_USER);
   const { api, path, scratchDir } = await bulkDatabase(cleanups, 'bench-restore', ROWS);
   console.error('taking a backup and downloading it');
   const created = apiData<CreatedBackup>(await api.post(`${path}/backups`), 201, 'POST backup');
@@ -86,15 +67,13 @@ await runBench(async (cleanups: Cleanup[]) => {
     200,
     'link',
   );
-  const archive = join(scratchDir, 'backup.tar.zst');
-  const download = await fetch(link.download_url);
-  if (!download.ok || !download.body) throw new Error(`download answered ${download.status}`);
-  await pipeline(Readable.fromWeb(download.body), createWriteStream(archive));
+  const fetched = await downloadArchive(link.download_url, scratchDir);
+  if (!fetched.file) throw new Error(`download answered ${fetched.status}`);
   const ours: number[] = [];
   const byHand: number[] = [];
   for (let run = 1; run <= runs; run++) {
     console.error(`run ${run} of ${runs}: by hand, then pgcloud`);
-    byHand.push(await timeByHand(archive, scratchDir, osUser));
+    byHand.push(await timeByHand(fetched.file, scratchDir));
     ours.push(await timeOurs(api, path, backup.id));
   }
   const ourMedian = middle(ours);

@@ -15,3 +15,4 @@ export * from './run-bench.js';
 export * from './local-daemon.js';
 export * from './bench-report.js';
 export * from './bench-database.js';
+export * from './backup-archive.js';

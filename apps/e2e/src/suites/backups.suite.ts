@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Backup, CreatedBackup, DownloadLink, Project } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
-import { signIn } from '@pgcloud/testing';
+import { RestoredByHand, downloadArchive as download, signIn } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
-import { RestoredByHand, download, waitForBackup } from '../support/backups.js';
+import { waitForBackup } from '../support/backups.js';
 import { psql, runningDatabase } from '../support/databases.js';
 import { sleep } from '../support/device-flow.js';
 import { SHARED_STACK_ENV, newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js';
@@ -76,12 +76,13 @@ describe('backups: real base backups in S3', () => {
     const restored = await RestoredByHand.extract(fetched.file ?? '');
     try {
       assert.match(await restored.verify(), /backup successfully verified/);
+      await restored.start();
       assert.equal(
         await restored.query('ledger', 'SELECT count(*), max(memo) FROM entries WHERE id > 0'),
         `${ROWS}|entry 999`,
       );
     } finally {
-      restored.remove();
+      await restored.remove();
     }
   });
 
