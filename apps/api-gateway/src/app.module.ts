@@ -11,6 +11,7 @@ import {
 import express from 'express';
 import { AuthController } from './auth/auth.controller.js';
 import { BackupsController } from './backups/backups.controller.js';
+import { PitrController } from './pitr/pitr.controller.js';
 import { RestoresController } from './restores/restores.controller.js';
 import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
 import { BearerStrategy } from './auth/bearer.strategy.js';
@@ -31,6 +32,7 @@ const CONTROLLERS = [
   DatabasesController,
   BackupsController,
   RestoresController,
+  PitrController,
   CaCertificateController,
   HealthController,
   AuthController,

@@ -12,8 +12,11 @@ import { BackupsService } from './backups/backups.service.js';
 import { BaseBackupUploader } from './backups/base-backup.uploader.js';
 import { AuthClient } from './clients/auth.client.js';
 import { DatabasesClient } from './clients/databases.client.js';
+import { PitrClient } from './clients/pitr.client.js';
 import { BackupServiceConfig } from './config.js';
 import { CreateBackups1763800000000 } from './migrations/1763800000000-create-backups.js';
+import { PitrBaseBackups1763920000000 } from './migrations/1763920000000-pitr-base-backups.js';
+import { AutomatedExpiry } from './schedule/automated-expiry.js';
 import { BackupScheduler } from './schedule/backup-scheduler.js';
 
 /** backup-service: base backups in S3, their schedule, expiry and download links. */
@@ -28,7 +31,7 @@ export class AppModule {
           databaseUrl: config.DATABASE_URL,
           schema: BACKUPS_SCHEMA,
           entities: [BackupEntity],
-          migrations: [CreateBackups1763800000000],
+          migrations: [CreateBackups1763800000000, PitrBaseBackups1763920000000],
         }),
         TypeOrmModule.forFeature([BackupEntity]),
       ],
@@ -52,6 +55,12 @@ export class AppModule {
           useFactory: () =>
             new AuthClient(ServiceClient.connect(config, 'auth', config.RPC_TIMEOUT_MS)),
         },
+        {
+          provide: PitrClient,
+          useFactory: () =>
+            new PitrClient(ServiceClient.connect(config, 'pitr', config.RPC_TIMEOUT_MS)),
+        },
+        AutomatedExpiry,
         BackupRemoval,
         BackupJobs,
         BackupsService,

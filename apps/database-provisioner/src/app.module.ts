@@ -13,6 +13,7 @@ import { DatabasesController } from './databases/databases.controller.js';
 import { DatabasesService } from './databases/databases.service.js';
 import { DatabaseDriver } from './drivers/database-driver.js';
 import { LocalDriver } from './drivers/local/local.driver.js';
+import { PitrClient } from './pitr-client/pitr.client.js';
 import { CreateDatabases1763780000000 } from './migrations/1763780000000-create-databases.js';
 import { StorageLimit1763790000000 } from './migrations/1763790000000-storage-limit.js';
 import { ProjectsClient } from './projects-client/projects.client.js';
@@ -21,6 +22,7 @@ import { RestoreJobs } from './restores/restore.jobs.js';
 import { RestoresController } from './restores/restores.controller.js';
 import { RestoresService } from './restores/restores.service.js';
 import { CreateRestores1763810000000 } from './migrations/1763810000000-create-restores.js';
+import { RestoreTargetText1763910000000 } from './migrations/1763910000000-restore-target-text.js';
 import { Reconciler } from './reconcile/reconciler.js';
 
 export const PROVISIONER_SCHEMA = 'provisioner';
@@ -41,6 +43,7 @@ export class AppModule {
             CreateDatabases1763780000000,
             StorageLimit1763790000000,
             CreateRestores1763810000000,
+            RestoreTargetText1763910000000,
           ],
         }),
         TypeOrmModule.forFeature(ENTITIES),
@@ -74,6 +77,11 @@ export class AppModule {
           provide: BackupsClient,
           useFactory: () =>
             new BackupsClient(ServiceClient.connect(config, 'backups', config.RPC_TIMEOUT_MS)),
+        },
+        {
+          provide: PitrClient,
+          useFactory: () =>
+            new PitrClient(ServiceClient.connect(config, 'pitr', config.RPC_TIMEOUT_MS)),
         },
         DatabaseJobs,
         DatabasesService,

@@ -28,6 +28,7 @@ export const SERVICE_QUEUES = {
   projects: 'project-service',
   databases: 'database-provisioner',
   backups: 'backup-service',
+  pitr: 'pitr-worker',
 } as const;
 
 /** A service the gateway talks to. */

@@ -18,3 +18,7 @@ export * from './backups/backups.patterns.js';
 export * from './backups/backups.types.js';
 export * from './restores/restores.patterns.js';
 export * from './restores/restores.types.js';
+export * from './pitr/pitr.patterns.js';
+export * from './pitr/pitr.types.js';
+export * from './pitr/pitr.dto.js';
+export * from './pitr/target-time.js';

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { abandonedReason, errorReason, failureStep } from './job-policy.js';
 import type { ClaimedJob, JobStatements } from './job-statements.js';
 import type { FailedJob, JobHandler, OnJobFailed } from './job.types.js';
-import { queryRows } from './query-rows.js';
+import { queryRows } from '@pgcloud/postgres';
 
 /** What every execution of one runner shares. */
 export interface ExecutionSettings {

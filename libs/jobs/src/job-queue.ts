@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { jobsTable } from './jobs-table.js';
 import type { SqlExecutor } from './job.types.js';
-import { queryRows } from './query-rows.js';
+import { queryRows } from '@pgcloud/postgres';
 
 /** A job to add: its type picks the handler; (type, key) dedupes unfinished jobs. */
 export interface EnqueueOptions {

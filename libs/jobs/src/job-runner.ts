@@ -6,7 +6,7 @@ import { defaultBackoff, errorReason } from './job-policy.js';
 import type { ClaimedJob } from './job-statements.js';
 import { jobStatements } from './job-statements.js';
 import type { JobHandler, OnJobFailed } from './job.types.js';
-import { queryRows } from './query-rows.js';
+import { queryRows } from '@pgcloud/postgres';
 
 /** How a JobRunner works one service's jobs table. */
 export interface JobRunnerOptions {

@@ -62,16 +62,14 @@ export async function startBaseBackup(options: {
   const dir = await mkdtemp(join(tmpdir(), 'pgcloud-basebackup-'));
   const caFile = join(dir, 'ca.pem');
   await writeFile(caFile, source.caPem, { mode: 0o600 });
-  const conninfo = [
+  const conninfo = formatConninfo([
     ['host', source.host],
     ['port', String(source.port)],
     ['user', source.user],
     ['sslmode', 'verify-full'],
     ['sslrootcert', caFile],
     ['application_name', options.applicationName ?? 'pgcloud_backup'],
-  ]
-    .map(([key, value]) => `${key}=${connValue(value ?? '')}`)
-    .join(' ');
+  ]);
   const child = spawn(
     join(options.pgBinDir, 'pg_basebackup'),
     [...BASE_BACKUP_ARGS, `--dbname=${conninfo}`],
@@ -113,6 +111,9 @@ export function parseBaseBackupLog(log: string): BaseBackupInfo | undefined {
 }
 
 /** A libpq connection-string value: quoted, with `\` and `'` escaped. */
-function connValue(value: string): string {
-  return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+/** A libpq connection string of `key='value'` pairs, each value quoted and escaped. */
+export function formatConninfo(entries: readonly (readonly [string, string])[]): string {
+  return entries
+    .map(([key, value]) => `${key}='${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`)
+    .join(' ');
 }

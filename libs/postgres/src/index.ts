@@ -12,3 +12,5 @@ export * from './certificates.js';
 export * from './tls-login.js';
 export * from './metadata-typeorm.js';
 export * from './base-backup.js';
+export * from './wal-positions.js';
+export * from './query-rows.js';

@@ -10,6 +10,7 @@ import {
   HeadBucketCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
@@ -115,6 +116,19 @@ export class ObjectStore {
     return { size };
   }
 
+  /** Writes a small object whole (one PUT), replacing what was under `key`. */
+  async put(key: string, body: Buffer, options: { contentType?: string } = {}): Promise<void> {
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: body,
+        ContentLength: body.length,
+        ContentType: options.contentType,
+      }),
+    );
+  }
+
   /**
    * A URL that downloads `key` without credentials until it expires; with `downloadFileName`
    * the browser saves it under that name.
@@ -148,14 +162,19 @@ export class ObjectStore {
 
   /** Removes every object whose key starts with `prefix`; answers how many. */
   async deletePrefix(prefix: string): Promise<number> {
-    let deleted = 0;
     const objects = await this.list(prefix);
-    for (let i = 0; i < objects.length; i += DELETE_BATCH) {
-      const batch = objects.slice(i, i + DELETE_BATCH);
+    return this.deleteKeys(objects.map((o) => o.key));
+  }
+
+  /** Removes the objects under `keys` (missing ones are no error); answers how many. */
+  async deleteKeys(keys: readonly string[]): Promise<number> {
+    let deleted = 0;
+    for (let i = 0; i < keys.length; i += DELETE_BATCH) {
+      const batch = keys.slice(i, i + DELETE_BATCH);
       const out = await this.client.send(
         new DeleteObjectsCommand({
           Bucket: this.bucket,
-          Delete: { Objects: batch.map((o) => ({ Key: o.key })), Quiet: true },
+          Delete: { Objects: batch.map((key) => ({ Key: key })), Quiet: true },
         }),
       );
       // DeleteObjects answers 200 even when some keys failed; those are in Errors.
@@ -163,7 +182,7 @@ export class ObjectStore {
       if (failed.length > 0) {
         const first = failed[0];
         throw new Error(
-          `could not delete ${failed.length} object(s) under ${prefix}, ` +
+          `could not delete ${failed.length} of ${batch.length} object(s), ` +
             `first ${first?.Key}: ${first?.Code} ${first?.Message}`,
         );
       }

@@ -29,6 +29,7 @@ export const STACK_APPS = [
   'project-service',
   'database-provisioner',
   'backup-service',
+  'pitr-worker',
   'api-gateway',
 ] as const;
 /** What `npm run up` starts: the cloud stack and the local daemon. */
@@ -40,6 +41,7 @@ const SERVICE_OF: Partial<Record<AppName, ServiceName>> = {
   'project-service': 'projects',
   'database-provisioner': 'databases',
   'backup-service': 'backups',
+  'pitr-worker': 'pitr',
 };
 const READY_TIMEOUT_MS = 60_000;
 

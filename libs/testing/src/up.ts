@@ -21,7 +21,7 @@ export async function runUp(): Promise<void> {
     `\npgcloud is up.\n  API:               ${stack.baseUrl}\n  Verification page: ${stack.env['PUBLIC_BASE_URL']}/device\n` +
       `  Local daemon:      http://127.0.0.1:${stack.env['DAEMON_PORT']} ` +
       '(token in DAEMON_TOKEN_FILE, default ~/.config/pgcloud/daemon.token)\n' +
-      `  S3 (backups):      ${s3} bucket ${stack.env['S3_BUCKET'] ?? process.env['S3_BUCKET'] ?? 'pgcloud'}\n` +
+      `  S3 (backups, WAL): ${s3} bucket ${stack.env['S3_BUCKET'] ?? process.env['S3_BUCKET'] ?? 'pgcloud'}\n` +
       'Press Ctrl-C to stop.\n',
   );
   let stopping = false;

@@ -1,5 +1,11 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import type { CreatedRestore, Restore, RestoreKind, RestoreStatus } from '@pgcloud/contracts';
+import type {
+  CreatedPitrRestore,
+  CreatedRestore,
+  Restore,
+  RestoreKind,
+  RestoreStatus,
+} from '@pgcloud/contracts';
 
 const RESTORE_ID = { example: 'rstr_k3v9x0q2m8t4b7w1c5zd', pattern: '^rstr_[0-9a-z]{20}$' };
 const STATUSES: RestoreStatus[] = ['pending', 'running', 'completed', 'failed'];
@@ -61,5 +67,32 @@ export class CreatedRestoreModel implements CreatedRestore {
   started_at: string;
 
   @ApiPropertyOptional({ example: 'orders-restored' })
+  target_database?: string;
+}
+
+/** POST .../pitr/restore. */
+@ApiSchema({ name: 'CreatedPitrRestore' })
+export class CreatedPitrRestoreModel implements CreatedPitrRestore {
+  @ApiProperty(RESTORE_ID)
+  restore_id: string;
+
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-22T10:15:30.123456Z',
+    description:
+      'The target, to the microsecond; for `latest`, the moment the request was accepted.',
+  })
+  target_time: string;
+
+  @ApiProperty({ enum: STATUSES, example: 'pending' })
+  status: RestoreStatus;
+
+  @ApiProperty({ format: 'date-time' })
+  started_at: string;
+
+  @ApiPropertyOptional({
+    example: 'orders-restored',
+    description: 'When restoring into a new database.',
+  })
   target_database?: string;
 }

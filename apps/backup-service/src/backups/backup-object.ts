@@ -1,4 +1,4 @@
-import type { Backup } from '@pgcloud/contracts';
+import type { ArchiveBackup, Backup } from '@pgcloud/contracts';
 import type { BackupEntity } from './backup.entity.js';
 
 /** Where a database's base backups live: ids only, so a new database of the same name never mixes. */
@@ -36,4 +36,17 @@ export function toBackup(record: BackupEntity): Backup {
   }
   if (record.status === 'failed' && record.error) backup.error = record.error;
   return backup;
+}
+
+/** A backup as pitr-worker builds its window on it: any status, null where absent. */
+export function toArchiveBackup(record: BackupEntity): ArchiveBackup {
+  return {
+    id: record.id,
+    status: record.status,
+    start_lsn: record.startLsn,
+    end_lsn: record.endLsn,
+    timeline: record.timeline,
+    created_at: record.createdAt.toISOString(),
+    completed_at: record.completedAt?.toISOString() ?? null,
+  };
 }

@@ -47,6 +47,16 @@ export class BackupsController {
     return this.backups.restorePlan(String(body.backup_id));
   }
 
+  @MessagePattern(BACKUP_PATTERNS.takeBase)
+  takeBase(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
+    return this.backups.takeBase(ctx, databaseRefOf(body));
+  }
+
+  @MessagePattern(BACKUP_PATTERNS.forArchive)
+  forArchive(@MessageBody() body: DatabaseIdRef) {
+    return this.backups.forArchive(String(body.database_id));
+  }
+
   @MessagePattern(BACKUP_PATTERNS.deleteForDatabase)
   deleteForDatabase(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseIdRef) {
     return this.backups.deleteForDatabase(ctx, String(body.database_id));

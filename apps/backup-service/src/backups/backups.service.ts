@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import type {
+  ArchiveBackup,
   Backup,
   BackupRef,
   CreatedBackup,
@@ -19,9 +20,10 @@ import { ObjectStore } from '@pgcloud/storage';
 import { DataSource, Repository } from 'typeorm';
 import { DatabasesClient } from '../clients/databases.client.js';
 import { BackupServiceConfig } from '../config.js';
+import { AutomatedExpiry } from '../schedule/automated-expiry.js';
 import { BackupEntity } from './backup.entity.js';
 import { BackupJobs } from './backup.jobs.js';
-import { baseBackupKey, downloadFileName, toBackup } from './backup-object.js';
+import { baseBackupKey, downloadFileName, toArchiveBackup, toBackup } from './backup-object.js';
 import { BackupRemoval } from './backup-removal.js';
 
 // A restore attempt fetches the archive at once; a retry asks for a new link.
@@ -39,6 +41,7 @@ export class BackupsService {
     private readonly jobs: BackupJobs,
     private readonly removal: BackupRemoval,
     private readonly store: ObjectStore,
+    private readonly expiry: AutomatedExpiry,
     private readonly config: BackupServiceConfig,
   ) {}
 
@@ -54,13 +57,7 @@ export class BackupsService {
   /** A manual backup: answered `pending` at once, taken by a job. */
   async create(ctx: RequestContext, ref: DatabaseRef): Promise<CreatedBackup> {
     const ownerId = requireUser(ctx);
-    const database = await this.databases.get(ctx, ref);
-    if (database.status !== 'running') {
-      throw new DomainError(
-        'DATABASE_NOT_READY',
-        `Database ${database.name} is ${database.status}; a backup needs it running.`,
-      );
-    }
+    const database = await this.runningDatabase(ctx, ref);
     const record = await this.insert(ctx, database, ownerId, { type: 'manual' });
     this.jobs.wake();
     return {
@@ -69,6 +66,33 @@ export class BackupsService {
       status: record.status,
       created_at: record.createdAt.toISOString(),
     };
+  }
+
+  /**
+   * For pitr-worker, on behalf of the owner: a base backup for PITR's archive, `automated`
+   * with no schedule slot, expiring like the schedule's by the owner's tier.
+   */
+  async takeBase(ctx: RequestContext, ref: DatabaseRef): Promise<{ backup_id: string }> {
+    const ownerId = requireUser(ctx);
+    const database = await this.runningDatabase(ctx, ref);
+    const now = Date.now();
+    const expiresAt = await this.expiry.forOwners(ctx, [ownerId], now);
+    const record = await this.insert(ctx, database, ownerId, {
+      type: 'automated',
+      scheduleSlot: null,
+      expiresAt: expiresAt(ownerId),
+    });
+    this.jobs.wake();
+    return { backup_id: record.id };
+  }
+
+  /** For pitr-worker: every backup of a database, whatever its status, oldest first. */
+  async forArchive(databaseId: string): Promise<{ backups: ArchiveBackup[] }> {
+    const rows = await this.backups.find({
+      where: { databaseId },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    return { backups: rows.map(toArchiveBackup) };
   }
 
   async get(ctx: RequestContext, ref: BackupRef): Promise<Backup> {
@@ -164,6 +188,18 @@ export class BackupsService {
     });
     this.logger.log(`[${ctx.requestId}] ${record.type} backup ${id} of ${database.id} pending`);
     return this.backups.findOneByOrFail({ id });
+  }
+
+  /** The caller's database, which a backup needs running. */
+  private async runningDatabase(ctx: RequestContext, ref: DatabaseRef): Promise<Database> {
+    const database = await this.databases.get(ctx, ref);
+    if (database.status !== 'running') {
+      throw new DomainError(
+        'DATABASE_NOT_READY',
+        `Database ${database.name} is ${database.status}; a backup needs it running.`,
+      );
+    }
+    return database;
   }
 
   private async findOwned(ctx: RequestContext, ref: BackupRef): Promise<BackupEntity> {

@@ -3,25 +3,34 @@ import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/comm
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { RequestContext, RunningDatabase } from '@pgcloud/contracts';
 import { isUniqueViolation } from '@pgcloud/postgres';
-import { DataSource, In, LessThan } from 'typeorm';
-import { AuthClient } from '../clients/auth.client.js';
+import { DataSource, In } from 'typeorm';
 import { DatabasesClient } from '../clients/databases.client.js';
+import { PitrClient } from '../clients/pitr.client.js';
 import { BackupServiceConfig } from '../config.js';
 import { BackupEntity } from '../backups/backup.entity.js';
 import { BackupJobs } from '../backups/backup.jobs.js';
 import { BackupRemoval } from '../backups/backup-removal.js';
 import { BackupsService } from '../backups/backups.service.js';
-import { expiryOf, scheduleSlot } from './backup-schedule.js';
+import { AutomatedExpiry } from './automated-expiry.js';
+import { scheduleSlot } from './backup-schedule.js';
+import type { ExpiredBackup } from './pitr-keep.js';
+import { neededByPitr } from './pitr-keep.js';
 
 // Every replica ticks; the one that takes this lock does the round, the others skip it.
 const SCHEDULE_LOCK = 'backups.schedule';
+// At most this many backups deleted a round, found in pages of this size...
 const SWEEP_BATCH = 100;
+// ...looking through at most this many pages, past expired backups PITR still needs.
+const SWEEP_PAGES = 10;
+
+/** An expired backup as the sweep pages through them. */
+type SweepCandidate = ExpiredBackup & Pick<BackupEntity, 'expiresAt'>;
 
 /**
  * Automated backups: on each tick, one replica queues a backup for every running
  * database that has none in its current period, and deletes expired backups (objects
- * first). The (database, period) unique index makes a second backup in a period
- * impossible, whichever replica ticks.
+ * first) that PITR no longer needs. The (database, period) unique index makes a second
+ * backup in a period impossible, whichever replica ticks.
  */
 @Injectable()
 export class BackupScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -32,7 +41,8 @@ export class BackupScheduler implements OnApplicationBootstrap, OnApplicationShu
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly databases: DatabasesClient,
-    private readonly auth: AuthClient,
+    private readonly pitr: PitrClient,
+    private readonly expiry: AutomatedExpiry,
     private readonly backups: BackupsService,
     private readonly removal: BackupRemoval,
     private readonly jobs: BackupJobs,
@@ -74,11 +84,11 @@ export class BackupScheduler implements OnApplicationBootstrap, OnApplicationShu
     const running = await this.databases.running(ctx);
     const due = await this.withoutBackupInSlot(running, now, intervalMs);
     if (due.length === 0) return;
-    const tiers = await this.auth.tiers(ctx, [...new Set(due.map((d) => d.owner_id))]);
-    const retention = {
-      free: this.config.BACKUP_RETENTION_FREE_SECONDS,
-      pro: this.config.BACKUP_RETENTION_PRO_SECONDS,
-    };
+    const expiresAt = await this.expiry.forOwners(
+      ctx,
+      due.map((d) => d.owner_id),
+      now,
+    );
     for (const database of due) {
       try {
         await this.backups.insert(
@@ -88,7 +98,7 @@ export class BackupScheduler implements OnApplicationBootstrap, OnApplicationShu
           {
             type: 'automated',
             scheduleSlot: String(scheduleSlot(database.database_id, now, intervalMs)),
-            expiresAt: expiryOf(tiers[database.owner_id], now, retention),
+            expiresAt: expiresAt(database.owner_id),
           },
         );
       } catch (err) {
@@ -117,15 +127,75 @@ export class BackupScheduler implements OnApplicationBootstrap, OnApplicationShu
     return running.filter((d) => !done.has(d.database_id));
   }
 
+  /**
+   * Deletes expired backups but those PITR still needs for its window. Without pitr-worker's
+   * answer nothing is deleted this round: a backup wrongly deleted cannot come back.
+   */
   private async sweepExpired(ctx: RequestContext): Promise<void> {
-    const expired = await this.dataSource.getRepository(BackupEntity).find({
-      select: { id: true },
-      where: { expiresAt: LessThan(new Date()), status: In(['completed', 'failed']) },
-      order: { expiresAt: 'ASC' },
-      take: SWEEP_BATCH,
-    });
+    const deletable = await this.expiredUnneeded(ctx);
     let removed = 0;
-    for (const backup of expired) if (await this.removal.remove(backup.id)) removed++;
+    for (const id of deletable) if (await this.removal.remove(id)) removed++;
     if (removed > 0) this.logger.log(`[${ctx.requestId}] ${removed} expired backup(s) deleted`);
+  }
+
+  /** Up to SWEEP_BATCH expired backups, oldest expiry first, that PITR does not need. */
+  private async expiredUnneeded(ctx: RequestContext): Promise<string[]> {
+    const now = new Date();
+    const deletable: string[] = [];
+    let after: SweepCandidate | undefined;
+    for (let page = 0; page < SWEEP_PAGES && deletable.length < SWEEP_BATCH; page++) {
+      const candidates = await this.expiredPage(now, after);
+      if (candidates.length === 0) break;
+      const keepFrom = await this.keepFrom(ctx, candidates);
+      if (!keepFrom) return [];
+      for (const backup of candidates)
+        if (!neededByPitr(backup, keepFrom)) deletable.push(backup.id);
+      if (candidates.length < SWEEP_BATCH) break;
+      after = candidates.at(-1);
+    }
+    return deletable.slice(0, SWEEP_BATCH);
+  }
+
+  /** One page of expired, finished backups, by (expires_at, id) after `after`. */
+  private expiredPage(now: Date, after: SweepCandidate | undefined): Promise<SweepCandidate[]> {
+    const query = this.dataSource
+      .getRepository(BackupEntity)
+      .createQueryBuilder('backup')
+      .select([
+        'backup.id',
+        'backup.databaseId',
+        'backup.status',
+        'backup.createdAt',
+        'backup.completedAt',
+        'backup.expiresAt',
+      ])
+      .where('backup.expiresAt < :now', { now })
+      .andWhere('backup.status IN (:...finished)', { finished: ['completed', 'failed'] })
+      .orderBy('backup.expiresAt', 'ASC')
+      .addOrderBy('backup.id', 'ASC')
+      .limit(SWEEP_BATCH);
+    if (after)
+      query.andWhere('(backup.expiresAt, backup.id) > (:afterExpiry, :afterId)', {
+        afterExpiry: after.expiresAt,
+        afterId: after.id,
+      });
+    return query.getMany();
+  }
+
+  /** pitr-worker's keep_from for the candidates' databases; undefined when it did not answer. */
+  private async keepFrom(
+    ctx: RequestContext,
+    candidates: SweepCandidate[],
+  ): Promise<Record<string, string> | undefined> {
+    const databaseIds = [...new Set(candidates.map((b) => b.databaseId))];
+    try {
+      return await this.pitr.backupsInUse(ctx, databaseIds);
+    } catch (err) {
+      this.logger.warn(
+        `[${ctx.requestId}] pitr-worker did not say which backups PITR needs, ` +
+          `so no expired backup is deleted this round: ${String(err)}`,
+      );
+      return undefined;
+    }
   }
 }

@@ -2,23 +2,30 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DatabaseStatusChanged, RequestContext } from '@pgcloud/contracts';
-import { DATABASE_EVENTS } from '@pgcloud/contracts';
+import { DATABASE_EVENTS, DomainError } from '@pgcloud/contracts';
 import type { FailedJob, Job } from '@pgcloud/jobs';
 import { JobRunner, enqueue } from '@pgcloud/jobs';
 import { EventPublisher } from '@pgcloud/messaging';
 import { checkTlsLogin } from '@pgcloud/postgres';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, In } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { BackupsClient } from '../backups-client/backups.client.js';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
+import { PitrClient } from '../pitr-client/pitr.client.js';
 import { RestoreEntity } from '../restores/restore.entity.js';
 import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
 
 const SCHEMA = 'provisioner';
 const PROVISION = 'database.provision';
 const REMOVE = 'database.remove';
+// pitr-worker answers OPERATION_IN_PROGRESS while a WAL receiver stops (a few seconds). A
+// removal has 5 attempts over some 15 s of backoff and, once failed, waits for a restart of
+// the provisioner (reconcile): so it waits that answer out instead, within a bound.
+const PITR_BUSY_WAIT_MS = 30_000;
+const PITR_BUSY_RETRY_MS = 1000;
 
 /** What a provisioning or removal job carries: the record's id, nothing secret. */
 interface DatabaseJobPayload {
@@ -41,6 +48,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly secrets: SecretBox,
     private readonly events: EventPublisher,
     private readonly backups: BackupsClient,
+    private readonly pitr: PitrClient,
     config: ProvisionerConfig,
   ) {
     this.runner = new JobRunner({
@@ -224,9 +232,11 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     await this.withServerLock(record.platformServiceId, () =>
       this.driver.destroy(record.platformServiceId),
     );
-    // Until backup-service has removed the backups (objects first), the record stays
-    // `deleting` and this job retries: no backup outlives its database for long.
+    // Until pitr-worker has removed the WAL archive and backup-service the backups (objects
+    // first), the record stays `deleting` and this job retries: neither outlives its
+    // database for long. The archive goes first: PITR's window is built on those backups.
     const ctx = { requestId: job.payload.request_id };
+    const walObjects = await this.deleteWalArchive(ctx, record.id, job.signal);
     const { deleted } = await this.backups.deleteForDatabase(ctx, record.id);
     await this.dataSource.transaction(async (manager) => {
       // Its restores (as source) go with it; a restore that built it stays in its source's list.
@@ -234,8 +244,28 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
       await manager.delete(DatabaseEntity, { id: record.id, status: 'deleting' });
     });
     this.logger.log(
-      `[${ctx.requestId}] database ${record.id}, its server and ${deleted} backup(s) are gone`,
+      `[${ctx.requestId}] database ${record.id}, its server, ${walObjects} WAL object(s) ` +
+        `and ${deleted} backup(s) are gone`,
     );
+  }
+
+  /** Asks pitr-worker to stop the receiver and delete the archive, waiting out a busy answer. */
+  private async deleteWalArchive(
+    ctx: RequestContext,
+    databaseId: string,
+    signal: AbortSignal,
+  ): Promise<number> {
+    const deadline = Date.now() + PITR_BUSY_WAIT_MS;
+    for (;;) {
+      try {
+        const { deleted } = await this.pitr.deleteForDatabase(ctx, databaseId);
+        return deleted;
+      } catch (err) {
+        const busy = err instanceof DomainError && err.code === 'OPERATION_IN_PROGRESS';
+        if (!busy || Date.now() >= deadline) throw err; // unavailable, or busy too long: a retry
+        await sleep(PITR_BUSY_RETRY_MS, undefined, { signal });
+      }
+    }
   }
 
   private async failed(

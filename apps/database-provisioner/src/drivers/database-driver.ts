@@ -30,10 +30,27 @@ export interface RestoreArchive {
   sha256: string;
 }
 
+/** A WAL segment a point-in-time restore replays: its file name and a link to it. */
+export interface RestoreSegment {
+  name: string;
+  url: string;
+  /** The segment still being written when it was archived: shorter than 16 MiB. */
+  partial: boolean;
+}
+
+/** Replay beyond the base backup: the archived segments, up to a moment. */
+export interface RestoreRecovery {
+  segments: RestoreSegment[];
+  /** Inclusive: every transaction committed at or before it, none after (ISO 8601, UTC). */
+  targetTime: string;
+}
+
 /** Everything a driver needs to restore one server's data from a base backup. */
 export interface RestoreSpec {
   serverId: string;
   archive: RestoreArchive;
+  /** Point-in-time restores only: without it, recovery stops at the end of the backup. */
+  recovery?: RestoreRecovery;
   /** The application database's (and login role's) name inside the archive. */
   archivedDatabaseName: string;
   /** The name it carries after the restore (another one when restoring into a new database). */
@@ -41,6 +58,12 @@ export interface RestoreSpec {
   /** The credentials the restored server must accept: the database's own, as stored. */
   password: string;
   replicationPassword: string;
+}
+
+/** What a built restore replayed. */
+export interface RestoreOutcome {
+  /** WAL segments replayed, from the backup's start to where recovery stopped. */
+  walFilesApplied: number;
 }
 
 /** The archive is not the backup it claims to be (checksum, format): retrying cannot help. */
@@ -89,11 +112,12 @@ export abstract class DatabaseDriver {
 
   /**
    * Restore, step 1: builds the restored data beside the live data (download with its
-   * checksum verified, recovery to the end of the backup, promotion, the names and
-   * passwords of `spec`) and checks it: a server on it starts and accepts a TLS login.
+   * checksum verified, recovery to the end of the backup or, with `spec.recovery`, through
+   * the archived WAL to the target time, promotion, the names and passwords of `spec`)
+   * and checks it: a server on it starts and accepts a TLS login.
    * The live server keeps running meanwhile. Starts afresh when called again.
    */
-  abstract buildRestore(spec: RestoreSpec): Promise<void>;
+  abstract buildRestore(spec: RestoreSpec): Promise<RestoreOutcome>;
 
   /**
    * Restore, step 2: stops the live server and starts the built data in its place, with

@@ -10,7 +10,7 @@ export function toRestore(record: RestoreEntity): Restore {
     started_at: record.startedAt.toISOString(),
   };
   if (record.backupId) restore.backup_id = record.backupId;
-  if (record.targetTime) restore.target_time = record.targetTime.toISOString();
+  if (record.targetTime) restore.target_time = record.targetTime;
   if (record.targetDatabase) restore.target_database = record.targetDatabase;
   if (record.walFilesApplied !== null) restore.wal_files_applied = record.walFilesApplied;
   if (record.status === 'completed' && record.completedAt)

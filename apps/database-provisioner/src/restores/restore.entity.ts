@@ -23,8 +23,9 @@ export class RestoreEntity {
   @Column({ name: 'backup_id', type: 'text', nullable: true })
   backupId: string | null;
 
-  @Column({ name: 'target_time', type: 'timestamptz', nullable: true })
-  targetTime: Date | null;
+  /** PITR: the target, to the microsecond, as `YYYY-MM-DDTHH:MM:SS.ffffffZ`. */
+  @Column({ name: 'target_time', type: 'text', nullable: true })
+  targetTime: string | null;
 
   @Column({ type: 'text' })
   status: RestoreStatus;

@@ -1,19 +1,22 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { RequestContext } from '@pgcloud/contracts';
+import type { RequestContext, RestorePlan } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
 import type { FailedJob, Job } from '@pgcloud/jobs';
 import { JobRunner, PermanentJobError, enqueue } from '@pgcloud/jobs';
 import { checkTlsLogin } from '@pgcloud/postgres';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { BackupsClient } from '../backups-client/backups.client.js';
+import { PitrClient } from '../pitr-client/pitr.client.js';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
 import { CredentialsEntity, DatabaseEntity } from '../databases/database.entity.js';
 import { DatabaseJobs } from '../databases/database.jobs.js';
+import type { RestoreOutcome, RestoreSpec } from '../drivers/database-driver.js';
 import { CorruptArchiveError, DatabaseDriver } from '../drivers/database-driver.js';
 import { RestoreEntity } from './restore.entity.js';
 
@@ -21,6 +24,8 @@ const SCHEMA = 'provisioner';
 const RESTORE = 'database.restore';
 const MAX_ATTEMPTS = 3;
 const CORRUPT = 'corrupt archive: ';
+// How long a PITR restore waits for the archive to reach its target (`latest` just asked).
+const ARCHIVE_CATCH_UP_MS = 120_000;
 
 /** Reasons the API shows; the detail stays in the log. */
 const REASONS = {
@@ -59,6 +64,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly driver: DatabaseDriver,
     private readonly secrets: SecretBox,
     private readonly backups: BackupsClient,
+    private readonly pitr: PitrClient,
     private readonly databaseJobs: DatabaseJobs,
     config: ProvisionerConfig,
   ) {
@@ -115,6 +121,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       job.signal.throwIfAborted();
       await this.restoreLocked(ctx, job.signal, restore, source, target);
     });
+    if (target.id === source.id) await this.resumeReceiver(ctx, target.id);
     await this.dataSource.transaction(async (manager) => {
       await manager.update(
         RestoreEntity,
@@ -163,14 +170,24 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       }
       this.logger.log(`[${ctx.requestId}] restore ${restore.id}: building ${target.id} beside`);
       const plan = await this.plan(ctx, restore);
-      await this.build({
+      // The data is about to change: the WAL receiver stops, and its archive starts anew
+      // after the swap (an undo keeps the old one going).
+      if (target.id === source.id) await this.pitr.pauseForRestore(ctx, target.id);
+      const { walFilesApplied } = await this.build({
         serverId,
         archive: { url: plan.base_backup_url, sha256: plan.base_backup_sha256 },
+        ...(plan.wal_segments && plan.target_time
+          ? { recovery: { segments: plan.wal_segments, targetTime: plan.target_time } }
+          : {}),
         archivedDatabaseName: source.name,
         databaseName: target.name,
         password,
         replicationPassword,
       });
+      if (restore.kind === 'pitr')
+        await this.dataSource
+          .getRepository(RestoreEntity)
+          .update({ id: restore.id }, { walFilesApplied });
     }
     signal.throwIfAborted();
     const endpoint = await this.driver.swapInRestore(serverId);
@@ -189,19 +206,51 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     await this.driver.setReadOnly(serverId, false);
   }
 
-  /** A fresh plan from backup-service; one it refuses (deleted, not ready) cannot be retried. */
-  private async plan(ctx: RequestContext, restore: RestoreEntity) {
-    try {
-      return await this.backups.restorePlan(ctx, restore.backupId ?? '');
-    } catch (err) {
-      if (err instanceof DomainError) throw new PermanentJobError(`no plan: ${err.message}`);
-      throw err;
+  /**
+   * A fresh plan from the service that owns what is restored: backup-service for a
+   * backup, pitr-worker for a point in time (which answers OPERATION_IN_PROGRESS until its
+   * archive reaches the target). A plan it refuses (deleted, out of the window) cannot be
+   * retried.
+   */
+  private async plan(ctx: RequestContext, restore: RestoreEntity): Promise<RestorePlan> {
+    const deadline = Date.now() + ARCHIVE_CATCH_UP_MS;
+    for (;;) {
+      try {
+        return restore.kind === 'pitr'
+          ? await this.pitr.restorePlan(ctx, {
+              database_id: restore.databaseId,
+              target_time: restore.targetTime ?? '',
+            })
+          : await this.backups.restorePlan(ctx, restore.backupId ?? '');
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        if (err.code !== 'OPERATION_IN_PROGRESS' || Date.now() > deadline)
+          throw new PermanentJobError(`no plan: ${err.message}`);
+        await sleep(1000);
+      }
     }
   }
 
-  private async build(spec: Parameters<DatabaseDriver['buildRestore']>[0]): Promise<void> {
+  /** The WAL receiver of an in-place restored database goes on; retried, never fatal. */
+  private async resumeReceiver(ctx: RequestContext, databaseId: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.pitr.resumeAfterRestore(ctx, databaseId);
+      } catch (err) {
+        if (attempt >= 3) {
+          this.logger.error(
+            `[${ctx.requestId}] WAL receiver of ${databaseId} not resumed: ${String(err)}`,
+          );
+          return;
+        }
+        await sleep(1000);
+      }
+    }
+  }
+
+  private async build(spec: RestoreSpec): Promise<RestoreOutcome> {
     try {
-      await this.driver.buildRestore(spec);
+      return await this.driver.buildRestore(spec);
     } catch (err) {
       if (err instanceof CorruptArchiveError)
         throw new PermanentJobError(`${CORRUPT}${err.message}`);
@@ -241,6 +290,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     );
     if (moved.affected !== 1 || !source || !target) return;
     const kept = await this.undo(target, inPlace);
+    if (inPlace) await this.resumeReceiver(ctx, target.id);
     // The database ends `running` on its old data, or `failed` when even that could not be
     // brought back (a new database of a failed restore is `failed` in any case).
     const status = inPlace && kept ? 'running' : 'failed';

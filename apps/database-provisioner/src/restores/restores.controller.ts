@@ -1,6 +1,11 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import type { CreateRestoreRequest, DatabaseRef, RestoreRef } from '@pgcloud/contracts';
+import type {
+  CreateRestoreRequest,
+  DatabaseRef,
+  RestoreKind,
+  RestoreRef,
+} from '@pgcloud/contracts';
 import { RESTORE_PATTERNS, RequestContext } from '@pgcloud/contracts';
 import { MessageBody, MessageCtx } from '@pgcloud/messaging';
 import { RestoresService } from './restores.service.js';
@@ -25,19 +30,32 @@ export class RestoresController {
   }
 
   @MessagePattern(RESTORE_PATTERNS.list)
-  list(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
-    return this.restores.list(ctx, {
-      project_id: String(body.project_id),
-      name: String(body.name),
-    });
+  list(
+    @MessageCtx() ctx: RequestContext,
+    @MessageBody() body: DatabaseRef & { kind?: RestoreKind },
+  ) {
+    return this.restores.list(
+      ctx,
+      { project_id: String(body.project_id), name: String(body.name) },
+      kindOf(body.kind),
+    );
   }
 
   @MessagePattern(RESTORE_PATTERNS.get)
-  get(@MessageCtx() ctx: RequestContext, @MessageBody() body: RestoreRef) {
-    return this.restores.get(ctx, {
-      project_id: String(body.project_id),
-      name: String(body.name),
-      restore_id: String(body.restore_id),
-    });
+  get(@MessageCtx() ctx: RequestContext, @MessageBody() body: RestoreRef & { kind?: RestoreKind }) {
+    return this.restores.get(
+      ctx,
+      {
+        project_id: String(body.project_id),
+        name: String(body.name),
+        restore_id: String(body.restore_id),
+      },
+      kindOf(body.kind),
+    );
   }
+}
+
+/** The PITR routes list and show only PITR restores. */
+function kindOf(kind: unknown): RestoreKind | undefined {
+  return kind === 'pitr' || kind === 'backup' ? kind : undefined;
 }

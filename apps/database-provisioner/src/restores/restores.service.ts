@@ -5,6 +5,7 @@ import type {
   CreatedRestore,
   DatabaseRef,
   Restore,
+  RestoreKind,
   RequestContext,
   RestoreRef,
 } from '@pgcloud/contracts';
@@ -44,7 +45,7 @@ export class RestoresService {
       databaseId: source.id,
       kind: request.kind,
       backupId: request.backup_id ?? null,
-      targetTime: request.target_time ? new Date(request.target_time) : null,
+      targetTime: request.target_time ?? null,
       targetDatabase: request.target_database ?? null,
       status: 'pending',
     };
@@ -101,21 +102,26 @@ export class RestoresService {
     return created;
   }
 
-  async list(ctx: RequestContext, ref: DatabaseRef): Promise<{ restores: Restore[] }> {
+  /** The database's restores, newest first; of one kind only when `kind` is given. */
+  async list(
+    ctx: RequestContext,
+    ref: DatabaseRef,
+    kind?: RestoreKind,
+  ): Promise<{ restores: Restore[] }> {
     const database = await this.databases.findOwned(ctx, ref);
     const rows = await this.dataSource.getRepository(RestoreEntity).find({
-      where: { databaseId: database.id },
+      where: { databaseId: database.id, ...(kind ? { kind } : {}) },
       order: { startedAt: 'DESC', id: 'DESC' },
     });
     return { restores: rows.map(toRestore) };
   }
 
-  async get(ctx: RequestContext, ref: RestoreRef): Promise<Restore> {
+  async get(ctx: RequestContext, ref: RestoreRef, kind?: RestoreKind): Promise<Restore> {
     const database = await this.databases.findOwned(ctx, ref);
     const record = isId('rstr', ref.restore_id)
       ? await this.dataSource
           .getRepository(RestoreEntity)
-          .findOneBy({ id: ref.restore_id, databaseId: database.id })
+          .findOneBy({ id: ref.restore_id, databaseId: database.id, ...(kind ? { kind } : {}) })
       : null;
     if (!record)
       throw new DomainError('RESTORE_NOT_FOUND', `Restore ${ref.restore_id} was not found.`);

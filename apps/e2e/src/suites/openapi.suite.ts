@@ -39,6 +39,16 @@ export const CLOUD_ROUTES: readonly CloudRoute[] = [
   ['post', '/projects/{project_id}/databases/{name}/backups/{backup_id}/restore', 'bearer', 201],
   ['get', '/projects/{project_id}/databases/{name}/restores', 'bearer', 200],
   ['get', '/projects/{project_id}/databases/{name}/restores/{restore_id}', 'bearer', 200],
+  ['get', '/projects/{project_id}/databases/{name}/pitr/config', 'bearer', 200],
+  ['post', '/projects/{project_id}/databases/{name}/pitr/enable', 'bearer', 200],
+  ['post', '/projects/{project_id}/databases/{name}/pitr/disable', 'bearer', 200],
+  ['get', '/projects/{project_id}/databases/{name}/pitr/wal', 'bearer', 200],
+  ['get', '/projects/{project_id}/databases/{name}/pitr/recovery-window', 'bearer', 200],
+  ['get', '/projects/{project_id}/databases/{name}/pitr/receiver-status', 'bearer', 200],
+  ['post', '/projects/{project_id}/databases/{name}/pitr/restart-receiver', 'bearer', 200],
+  ['post', '/projects/{project_id}/databases/{name}/pitr/restore', 'bearer', 201],
+  ['get', '/projects/{project_id}/databases/{name}/pitr/restores', 'bearer', 200],
+  ['get', '/projects/{project_id}/databases/{name}/pitr/restores/{restore_id}', 'bearer', 200],
   ['get', '/ca.pem', 'page', 200],
   ['get', '/device', 'page', 200],
   ['post', '/device', 'page', 200],
@@ -165,6 +175,9 @@ describe('the OpenAPI document and /docs', () => {
     assert.ok(statuses('delete', '/projects/{id}').includes('409'));
     assert.ok(statuses('post', '/auth/device/token').includes('400'));
     assert.ok(!statuses('post', '/auth/device').includes('401'), 'a public route has no 401');
+    const pitr = '/projects/{project_id}/databases/{name}/pitr';
+    assert.ok(statuses('get', `${pitr}/wal`).includes('409'), 'PITR_NOT_ENABLED');
+    assert.ok(statuses('post', `${pitr}/enable`).includes('403'), 'QUOTA_EXCEEDED');
     const error = resolve(doc.components.schemas['ErrorEnvelope']?.properties?.['error']);
     for (const code of ['VALIDATION_ERROR', 'AUTH_REQUIRED', 'PROJECT_NOT_FOUND']) {
       assert.ok(error.properties?.['code']?.enum?.includes(code), code);
@@ -183,6 +196,13 @@ describe('the OpenAPI document and /docs', () => {
       parameters.map((p) => `${p.in}:${p.name}`),
       ['path:id', 'query:force'],
     );
+    const pitr = '/projects/{project_id}/databases/{name}/pitr';
+    const enable = requestBodyOf('post', `${pitr}/enable`, 'application/json');
+    assert.deepEqual(enable.required, ['retention_days']);
+    const walQuery = (operation('get', `${pitr}/wal`).parameters ?? [])
+      .filter((p) => p.in === 'query')
+      .map((p) => p.name);
+    assert.deepEqual(walQuery.sort(), ['cursor', 'limit']);
   });
 
   it('marks the protected routes with the bearer scheme, and the public ones without', () => {

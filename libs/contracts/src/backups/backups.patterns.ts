@@ -12,6 +12,10 @@ export const BACKUP_PATTERNS = {
   delete: 'backups.delete',
   /** DatabaseIdRef -> {deleted: number}: every backup of a removed database (provisioner). */
   deleteForDatabase: 'backups.delete-for-database',
+  /** DatabaseRef -> {backup_id}: an automated base backup for PITR's archive (pitr-worker). */
+  takeBase: 'backups.take-base',
+  /** DatabaseIdRef -> {backups: ArchiveBackup[]}: what PITR's window is built on (pitr-worker). */
+  forArchive: 'backups.for-archive',
 } as const;
 
 /** Events published by backup-service on EVENTS_EXCHANGE. */

@@ -56,3 +56,14 @@ export interface BackupStatusChanged {
   status: BackupStatus;
   error?: string;
 }
+
+/** A backup as pitr-worker sees it: where its WAL begins and ends, and on which timeline. */
+export interface ArchiveBackup {
+  id: string;
+  status: BackupStatus;
+  start_lsn: string | null;
+  end_lsn: string | null;
+  timeline: number | null;
+  created_at: string;
+  completed_at: string | null;
+}

@@ -2,9 +2,9 @@
 export const RESTORE_PATTERNS = {
   /** CreateRestoreRequest -> CreatedRestore (status pending); the database goes restoring. */
   create: 'restores.create',
-  /** DatabaseRef -> {restores: Restore[]}, newest first. */
+  /** DatabaseRef & {kind?} -> {restores: Restore[]}, newest first (PITR routes: kind pitr). */
   list: 'restores.list',
-  /** RestoreRef -> Restore. */
+  /** RestoreRef & {kind?} -> Restore; RESTORE_NOT_FOUND for one of another kind. */
   get: 'restores.get',
 } as const;
 

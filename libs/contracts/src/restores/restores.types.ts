@@ -58,4 +58,8 @@ export interface RestorePlan {
   base_backup_url: string;
   base_backup_sha256: string;
   base_backup_size_bytes: number;
+  /** PITR: the segments to replay, from the base backup's start, oldest first. */
+  wal_segments?: { name: string; url: string; partial: boolean }[];
+  /** PITR: replay stops after the last commit at or before it (`...ffffffZ`). */
+  target_time?: string;
 }

@@ -69,6 +69,7 @@ describe('postgresql.conf text', () => {
       'max_wal_senders = 10',
       'max_replication_slots = 10',
       "max_slot_wal_keep_size = '2GB'",
+      "track_commit_timestamp = 'on'",
       "huge_pages = 'off'",
       'max_connections = 50',
       "shared_buffers = '256MB'",

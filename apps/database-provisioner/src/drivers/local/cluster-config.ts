@@ -58,6 +58,8 @@ export function serverSettings(input: ServerConfInput): Record<string, SettingVa
     max_wal_senders: 10,
     max_replication_slots: 10,
     max_slot_wal_keep_size: '2GB',
+    // Commit times, as PITR targets them, readable with pg_xact_commit_timestamp().
+    track_commit_timestamp: 'on',
     // Many servers share one machine: no huge pages to reserve, and none to fail on.
     huge_pages: 'off',
     // pg_ctl -l sends the server's stderr to the server's own log file.

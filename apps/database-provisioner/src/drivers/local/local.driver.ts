@@ -13,7 +13,13 @@ import {
 } from '@pgcloud/postgres';
 import { access, mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RestoreSpec, ServerEndpoint, ServerSpec, ServerState } from '../database-driver.js';
+import type {
+  RestoreOutcome,
+  RestoreSpec,
+  ServerEndpoint,
+  ServerSpec,
+  ServerState,
+} from '../database-driver.js';
 import { DatabaseDriver } from '../database-driver.js';
 import { portFromConf } from './cluster-config.js';
 import { buildServerFiles } from './server-files.js';
@@ -147,11 +153,11 @@ export class LocalDriver extends DatabaseDriver {
     await rm(paths.serverDir, { recursive: true, force: true });
   }
 
-  async buildRestore(spec: RestoreSpec): Promise<void> {
+  async buildRestore(spec: RestoreSpec): Promise<RestoreOutcome> {
     const { osUser, ca } = await this.ready();
     const { host, listenAddress } = this.settings;
     const paths = serverPaths(this.settings.dataDir, spec.serverId);
-    await buildRestore(paths, spec, {
+    return buildRestore(paths, spec, {
       tools: this.tools(osUser),
       host,
       listenAddress,

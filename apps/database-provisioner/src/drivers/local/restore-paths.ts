@@ -12,6 +12,8 @@ export interface RestorePaths {
   /** The socket of the server that checks the restored data before the swap (a name no
    * longer than `socket`, so the socket path check at start covers it). */
   socketDir: string;
+  /** WAL segments a point-in-time restore replays, fetched before recovery starts. */
+  walSpoolDir: string;
   logFile: string;
 }
 
@@ -24,6 +26,7 @@ export function restorePaths(server: ServerPaths): RestorePaths {
     previousDir: join(server.serverDir, 'pgdata.previous'),
     trashDir: join(server.serverDir, 'pgdata.trash'),
     socketDir: join(server.serverDir, 'rsock'),
+    walSpoolDir: join(server.serverDir, 'wal.restore'),
     logFile: join(server.serverDir, 'restore.log'),
   };
 }

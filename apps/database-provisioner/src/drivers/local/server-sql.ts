@@ -37,6 +37,11 @@ export async function ensureApplicationRoles(
     // The application sees only its own database.
     await client.query('REVOKE CONNECT ON DATABASE postgres FROM PUBLIC');
     await client.query('REVOKE CONNECT ON DATABASE template1 FROM PUBLIC');
+    // pitr-worker manages its replication slot and samples the WAL position there, and
+    // reads how far its pg_receivewal has synced in pg_stat_replication (whose details only
+    // pg_read_all_stats sees). The role reads every byte through base backups anyway.
+    await client.query(`GRANT CONNECT ON DATABASE postgres TO ${REPLICATION_ROLE}`);
+    await client.query(`GRANT pg_read_all_stats TO ${REPLICATION_ROLE}`);
   });
 }
 

@@ -1,4 +1,7 @@
-import type { SqlExecutor } from './job.types.js';
+/** Anything TypeORM runs raw SQL on: a DataSource, an EntityManager, a QueryRunner. */
+export interface SqlExecutor {
+  query(sql: string, values?: unknown[]): Promise<unknown>;
+}
 
 /**
  * Runs SQL and returns its rows. TypeORM answers UPDATE and DELETE with [rows, rowCount]

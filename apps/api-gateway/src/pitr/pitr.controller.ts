@@ -1,0 +1,253 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type {
+  CreatedPitrRestore,
+  DatabaseRef,
+  DisabledPitr,
+  EnabledPitr,
+  PitrConfig,
+  RecoveryWindow,
+  RequestContext,
+  Restore,
+  RestoreRef,
+  WalArchivePage,
+  WalReceiverStatus,
+} from '@pgcloud/contracts';
+import {
+  EnablePitrDto,
+  PITR_PATTERNS,
+  PitrRestoreDto,
+  RESTORE_PATTERNS,
+  WalPageQueryDto,
+} from '@pgcloud/contracts';
+import { ServiceClients } from '../clients/service-clients.js';
+import { Ctx } from '../http/request-context.js';
+import {
+  ApiEnvelope,
+  ApiErrors,
+  DATABASE_ROUTE_ERRORS,
+} from '../openapi/api-envelope.decorator.js';
+import {
+  DisabledPitrModel,
+  EnabledPitrModel,
+  PitrConfigModel,
+  RecoveryWindowModel,
+  WalArchivePageModel,
+  WalReceiverStatusModel,
+} from '../openapi/pitr.models.js';
+import {
+  CreatedPitrRestoreModel,
+  RestoreListModel,
+  RestoreModel,
+} from '../openapi/restores.models.js';
+
+/**
+ * Point-in-time recovery of a database: its configuration, the WAL archive, the recovery
+ * window and the WAL receiver. Enable, disable and restart-receiver are actions on the
+ * database, not creations: 200 (decisions.md section 1).
+ */
+@ApiTags('pitr')
+@ApiBearerAuth()
+@ApiParam({ name: 'project_id', example: 'proj_k3v9x0q2m8t4b7w1c5zd' })
+@ApiParam({ name: 'name', example: 'orders' })
+@Controller('projects/:project_id/databases/:name/pitr')
+export class PitrController {
+  constructor(private readonly clients: ServiceClients) {}
+
+  @Get('config')
+  @ApiOperation({
+    summary: 'The PITR configuration of a database',
+    description: 'Answers for a database that never had PITR too: `enabled: false`, the rest null.',
+  })
+  @ApiEnvelope(PitrConfigModel, { status: 200, description: 'The configuration.' })
+  @ApiErrors(...DATABASE_ROUTE_ERRORS)
+  config(@Ctx() ctx: RequestContext, @Param() ref: DatabaseRef): Promise<PitrConfig> {
+    return this.clients.pitr.send<PitrConfig, DatabaseRef>(PITR_PATTERNS.config, ctx, refOf(ref));
+  }
+
+  @Post('enable')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Enable PITR, or change its retention',
+    description:
+      'Takes a base backup and starts the WAL receiver; answers at once with the receiver `starting`. Enabled already: only retention_days changes, and the answer is the current state.',
+  })
+  @ApiEnvelope(EnabledPitrModel, { status: 200, description: 'PITR is on.' })
+  @ApiErrors(
+    ...DATABASE_ROUTE_ERRORS,
+    'VALIDATION_ERROR',
+    'QUOTA_EXCEEDED',
+    'DATABASE_NOT_READY',
+    'PAYLOAD_TOO_LARGE',
+  )
+  enable(
+    @Ctx() ctx: RequestContext,
+    @Param() ref: DatabaseRef,
+    @Body() body: EnablePitrDto,
+  ): Promise<EnabledPitr> {
+    return this.clients.pitr.send<EnabledPitr, DatabaseRef & EnablePitrDto>(
+      PITR_PATTERNS.enable,
+      ctx,
+      { ...refOf(ref), retention_days: body.retention_days },
+    );
+  }
+
+  @Post('disable')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Disable PITR',
+    description:
+      'Stops the receiver and drops its replication slot. The archive is no longer offered for restores and is deleted when its retention passes.',
+  })
+  @ApiEnvelope(DisabledPitrModel, { status: 200, description: 'PITR is off.' })
+  @ApiErrors(...DATABASE_ROUTE_ERRORS)
+  disable(@Ctx() ctx: RequestContext, @Param() ref: DatabaseRef): Promise<DisabledPitr> {
+    return this.clients.pitr.send<DisabledPitr, DatabaseRef>(
+      PITR_PATTERNS.disable,
+      ctx,
+      refOf(ref),
+    );
+  }
+
+  @Get('wal')
+  @ApiOperation({
+    summary: 'List the archived WAL segments, oldest first',
+    description:
+      'One page of completed segments; the totals count the whole archive. Pass `next_cursor` as `cursor` for the next page.',
+  })
+  @ApiEnvelope(WalArchivePageModel, { status: 200, description: 'One page of the archive.' })
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'VALIDATION_ERROR', 'PITR_NOT_ENABLED')
+  wal(
+    @Ctx() ctx: RequestContext,
+    @Param() ref: DatabaseRef,
+    @Query() query: WalPageQueryDto,
+  ): Promise<WalArchivePage> {
+    return this.clients.pitr.send<WalArchivePage, DatabaseRef & WalPageQueryDto>(
+      PITR_PATTERNS.wal,
+      ctx,
+      {
+        ...refOf(ref),
+        // Absent stays absent: pitr-worker applies the default page size.
+        ...(query.limit === undefined ? {} : { limit: query.limit }),
+        ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+      },
+    );
+  }
+
+  @Get('recovery-window')
+  @ApiOperation({
+    summary: 'The span a PITR restore can reach',
+    description:
+      '`to` keeps advancing on an idle database; all null while the first base backup is taken.',
+  })
+  @ApiEnvelope(RecoveryWindowModel, { status: 200, description: 'The recovery window.' })
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'PITR_NOT_ENABLED')
+  recoveryWindow(@Ctx() ctx: RequestContext, @Param() ref: DatabaseRef): Promise<RecoveryWindow> {
+    return this.clients.pitr.send<RecoveryWindow, DatabaseRef>(
+      PITR_PATTERNS.recoveryWindow,
+      ctx,
+      refOf(ref),
+    );
+  }
+
+  @Get('receiver-status')
+  @ApiOperation({ summary: 'The state of the WAL receiver' })
+  @ApiEnvelope(WalReceiverStatusModel, { status: 200, description: 'The receiver.' })
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'PITR_NOT_ENABLED')
+  receiverStatus(
+    @Ctx() ctx: RequestContext,
+    @Param() ref: DatabaseRef,
+  ): Promise<WalReceiverStatus> {
+    return this.clients.pitr.send<WalReceiverStatus, DatabaseRef>(
+      PITR_PATTERNS.receiverStatus,
+      ctx,
+      refOf(ref),
+    );
+  }
+
+  @Post('restart-receiver')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Restart the WAL receiver',
+    description: 'A new receiver: `started_at` is set anew and `errors` to 0.',
+  })
+  @ApiEnvelope(WalReceiverStatusModel, { status: 200, description: 'The new receiver.' })
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'PITR_NOT_ENABLED')
+  restartReceiver(
+    @Ctx() ctx: RequestContext,
+    @Param() ref: DatabaseRef,
+  ): Promise<WalReceiverStatus> {
+    return this.clients.pitr.send<WalReceiverStatus, DatabaseRef>(
+      PITR_PATTERNS.restartReceiver,
+      ctx,
+      refOf(ref),
+    );
+  }
+
+  @Post('restore')
+  @ApiOperation({
+    summary: 'Restore to a point in time',
+    description:
+      'Every transaction committed at or before target_time (ISO 8601, up to microseconds; or `latest`, the moment the request is accepted) and none after. In place by default, as a backup restore; with `target_database`, into a new database of the project.',
+  })
+  @ApiEnvelope(CreatedPitrRestoreModel, { status: 201, description: 'The restore, pending.' })
+  @ApiErrors(
+    ...DATABASE_ROUTE_ERRORS,
+    'VALIDATION_ERROR',
+    'QUOTA_EXCEEDED',
+    'DATABASE_NAME_TAKEN',
+    'DATABASE_NOT_READY',
+    'PITR_NOT_ENABLED',
+    'OPERATION_IN_PROGRESS',
+    'TARGET_TIME_INVALID',
+    'PAYLOAD_TOO_LARGE',
+  )
+  restore(
+    @Ctx() ctx: RequestContext,
+    @Param() ref: DatabaseRef,
+    @Body() body: PitrRestoreDto,
+  ): Promise<CreatedPitrRestore> {
+    return this.clients.pitr.send<CreatedPitrRestore, DatabaseRef & PitrRestoreDto>(
+      PITR_PATTERNS.restore,
+      ctx,
+      {
+        ...refOf(ref),
+        target_time: body.target_time,
+        ...(body.target_database == null ? {} : { target_database: body.target_database }),
+      },
+    );
+  }
+
+  @Get('restores')
+  @ApiOperation({ summary: 'List the PITR restores of a database, newest first' })
+  @ApiEnvelope(RestoreListModel, { status: 200, description: 'Its PITR restores.' })
+  @ApiErrors(...DATABASE_ROUTE_ERRORS)
+  restores(
+    @Ctx() ctx: RequestContext,
+    @Param() ref: DatabaseRef,
+  ): Promise<{ restores: Restore[] }> {
+    return this.clients.databases.send<{ restores: Restore[] }, DatabaseRef & { kind: 'pitr' }>(
+      RESTORE_PATTERNS.list,
+      ctx,
+      { ...refOf(ref), kind: 'pitr' },
+    );
+  }
+
+  @Get('restores/:restore_id')
+  @ApiParam({ name: 'restore_id', example: 'rstr_k3v9x0q2m8t4b7w1c5zd' })
+  @ApiOperation({ summary: 'One PITR restore' })
+  @ApiEnvelope(RestoreModel, { status: 200, description: 'The restore.' })
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'RESTORE_NOT_FOUND')
+  restoreOf(@Ctx() ctx: RequestContext, @Param() ref: RestoreRef): Promise<Restore> {
+    return this.clients.databases.send<Restore, RestoreRef & { kind: 'pitr' }>(
+      RESTORE_PATTERNS.get,
+      ctx,
+      { ...refOf(ref), restore_id: ref.restore_id, kind: 'pitr' },
+    );
+  }
+}
+
+/** Only the path's two names travel, whatever else the route matched. */
+function refOf(ref: DatabaseRef): DatabaseRef {
+  return { project_id: ref.project_id, name: ref.name };
+}

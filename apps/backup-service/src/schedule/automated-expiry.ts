@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import type { RequestContext } from '@pgcloud/contracts';
+import { AuthClient } from '../clients/auth.client.js';
+import { BackupServiceConfig } from '../config.js';
+import { expiryOf } from './backup-schedule.js';
+
+/**
+ * When automated backups expire, by their owners' tiers (decisions.md section 6): the
+ * schedule's and PITR's base backups alike.
+ */
+@Injectable()
+export class AutomatedExpiry {
+  constructor(
+    private readonly auth: AuthClient,
+    private readonly config: BackupServiceConfig,
+  ) {}
+
+  /** Asks auth-service the owners' tiers once; answers, per owner, when a backup taken at `nowMs` expires. */
+  async forOwners(
+    ctx: RequestContext,
+    ownerIds: string[],
+    nowMs: number,
+  ): Promise<(ownerId: string) => Date> {
+    const tiers = await this.auth.tiers(ctx, [...new Set(ownerIds)]);
+    const retention = {
+      free: this.config.BACKUP_RETENTION_FREE_SECONDS,
+      pro: this.config.BACKUP_RETENTION_PRO_SECONDS,
+    };
+    return (ownerId) => expiryOf(tiers[ownerId], nowMs, retention);
+  }
+}

@@ -1,0 +1,279 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import type {
+  ConnectionDetails,
+  CreatedPitrRestore,
+  Database,
+  PitrConfig,
+  Project,
+  Restore,
+} from '@pgcloud/contracts';
+import { fromMicros } from '@pgcloud/contracts';
+import type { SignedIn } from '@pgcloud/testing';
+import { signIn } from '@pgcloud/testing';
+import { expectData, expectError } from '../support/assertions.js';
+import { runningDatabase, waitForStatus } from '../support/databases.js';
+import { sleep } from '../support/device-flow.js';
+import type { Marker } from '../support/markers.js';
+import { MARKERS_TABLE_SQL, insertMarkers, markersIn, upTo } from '../support/markers.js';
+import { eventually, recoveryWindow, waitForArchive } from '../support/pitr.js';
+import { waitForRestore } from '../support/restores.js';
+import { psql } from '../support/databases.js';
+import { newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js';
+
+const MARKERS = 30;
+const RANDOM_TARGETS = 5;
+
+/**
+ * The PITR drill (issue: exact restores): markers about 100 ms apart, each with the commit
+ * time the server stamped; a restore to any target brings back exactly the markers
+ * committed at or before it.
+ */
+describe('PITR restores: exactly what was committed up to the target', () => {
+  let owner: SignedIn;
+  let project: Project;
+  let database: Database;
+  let connection: ConnectionDetails;
+  let markers: Marker[];
+  let copies = 0;
+  const path = () => `/projects/${project.id}/databases/drill`;
+
+  /** Restores into a new database and answers the markers it holds. */
+  const restoreCopy = async (
+    targetTime: string,
+  ): Promise<{ restore: Restore; markers: number[] }> => {
+    copies++;
+    const name = `drill-copy-${copies}`;
+    const created = expectData<CreatedPitrRestore>(
+      await owner.api.post(`${path()}/pitr/restore`, {
+        target_time: targetTime,
+        target_database: name,
+      }),
+      201,
+    );
+    assert.equal(created.status, 'pending');
+    assert.equal(created.target_database, name);
+    const restore = await waitForRestore(owner.api, path(), created.restore_id);
+    assert.equal(restore.status, 'completed', restore.error);
+    assert.equal(restore.kind, 'pitr');
+    assert.equal(restore.target_time, created.target_time);
+    assert.ok((restore.wal_files_applied ?? 0) >= 1, 'segments were replayed');
+    const copy = expectData<ConnectionDetails>(
+      await owner.api.get(`/projects/${project.id}/databases/${name}/url`),
+      200,
+    );
+    const found = await markersIn(copy.connection_string);
+    expectData(await owner.api.delete(`/projects/${project.id}/databases/${name}`), 200);
+    return { restore, markers: found };
+  };
+
+  before(async () => {
+    const stack = await sharedStack();
+    const login = uniqueLogin('driller');
+    await signIn(await newClient(), login);
+    await stack.runAdmin('auth-service', ['set-tier', login, 'pro']);
+    owner = await signIn(await newClient(), login);
+    project = expectData<Project>(await owner.api.post('/projects', { name: 'drills' }), 201);
+    ({ database, connection } = await runningDatabase(owner.api, project.id, 'drill'));
+    await psql(connection.connection_string, MARKERS_TABLE_SQL);
+    expectData(await owner.api.post(`${path()}/pitr/enable`, { retention_days: 2 }), 200);
+    await waitForArchive(owner.api, `${path()}/pitr`);
+    markers = await insertMarkers(connection.connection_string, 1, MARKERS);
+    const last = markers.at(-1)?.committed.micros ?? 0n;
+    await eventually('the window covers the last marker', async () => {
+      const window = await recoveryWindow(owner.api, `${path()}/pitr`);
+      return window.to && BigInt(Date.parse(window.to)) * 1000n >= last ? window : undefined;
+    });
+  });
+
+  it('restores to targets between markers: exactly the markers before each', async () => {
+    for (let i = 0; i < RANDOM_TARGETS; i++) {
+      const k = 1 + Math.floor(Math.random() * (MARKERS - 1)); // 1..MARKERS-1
+      const [at, next] = [markers[k - 1], markers[k]];
+      assert.ok(at && next);
+      const between = fromMicros(
+        at.committed.micros + (next.committed.micros - at.committed.micros) / 2n,
+      );
+      const { markers: found } = await restoreCopy(between.iso);
+      assert.deepEqual(found, upTo(k), `target ${between.iso}, between markers ${k} and ${k + 1}`);
+    }
+  });
+
+  it('includes a marker committed exactly at the target, and not one a microsecond later', async () => {
+    const k = 12;
+    const marker = markers[k - 1];
+    assert.ok(marker);
+    assert.deepEqual((await restoreCopy(marker.committed.iso)).markers, upTo(k));
+    const before = fromMicros(marker.committed.micros - 1n).iso;
+    assert.deepEqual((await restoreCopy(before)).markers, upTo(k - 1));
+  });
+
+  it('restores `latest` and a target after the last commit of an idle database', async () => {
+    const latest = await restoreCopy('latest');
+    assert.deepEqual(latest.markers, upTo(MARKERS));
+    await sleep(3000); // idle: no commit after the last marker
+    const window = await recoveryWindow(owner.api, `${path()}/pitr`);
+    const lastMarker = markers.at(-1)?.committed.micros ?? 0n;
+    const target = fromMicros(BigInt(Date.parse(window.to ?? '')) * 1000n);
+    assert.ok(target.micros > lastMarker + 1_000_000n, 'the target is well after the last commit');
+    assert.deepEqual((await restoreCopy(target.iso)).markers, upTo(MARKERS));
+  });
+
+  it('refuses targets outside the window (422), malformed ones (400) and a second restore (409)', async () => {
+    const window = await recoveryWindow(owner.api, `${path()}/pitr`);
+    const from = BigInt(Date.parse(window.from ?? '')) * 1000n;
+    const to = BigInt(Date.parse(window.to ?? '')) * 1000n;
+    for (const target of [
+      fromMicros(from - 1_000_000n).iso,
+      fromMicros(to + 60_000_000n).iso,
+      new Date(Date.now() + 3600_000).toISOString(),
+    ])
+      expectError(
+        await owner.api.post(`${path()}/pitr/restore`, { target_time: target }),
+        422,
+        'TARGET_TIME_INVALID',
+      );
+    for (const body of [
+      {},
+      { target_time: 'yesterday' },
+      { target_time: '2026-11-22 10:00:00' },
+      { target_time: '2026-11-22T10:00:00.1234567Z' },
+      { target_time: 12 },
+      { target_time: 'latest', target_database: 'Bad Name' },
+    ])
+      expectError(await owner.api.post(`${path()}/pitr/restore`, body), 400, 'VALIDATION_ERROR');
+    const first = expectData<CreatedPitrRestore>(
+      await owner.api.post(`${path()}/pitr/restore`, {
+        target_time: 'latest',
+        target_database: 'drill-busy',
+      }),
+      201,
+    );
+    expectError(
+      await owner.api.post(`${path()}/pitr/restore`, { target_time: 'latest' }),
+      409,
+      'OPERATION_IN_PROGRESS',
+    );
+    const done = await waitForRestore(owner.api, path(), first.restore_id);
+    assert.equal(done.status, 'completed', done.error);
+    expectData(await owner.api.delete(`/projects/${project.id}/databases/drill-busy`), 200);
+  });
+
+  it('lists PITR restores under pitr/restores, and in the database restores list', async () => {
+    const { restores } = expectData<{ restores: Restore[] }>(
+      await owner.api.get(`${path()}/pitr/restores`),
+      200,
+    );
+    assert.ok(restores.length >= RANDOM_TARGETS + 4);
+    for (const restore of restores) {
+      assert.equal(restore.kind, 'pitr');
+      assert.match(restore.target_time ?? '', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+    }
+    const one = restores[0];
+    assert.ok(one);
+    assert.deepEqual(
+      expectData<Restore>(await owner.api.get(`${path()}/pitr/restores/${one.id}`), 200),
+      one,
+    );
+    expectError(
+      await owner.api.get(`${path()}/pitr/restores/rstr_00000000000000000000`),
+      404,
+      'RESTORE_NOT_FOUND',
+    );
+    const all = expectData<{ restores: Restore[] }>(await owner.api.get(`${path()}/restores`), 200);
+    assert.ok(all.restores.some((r) => r.id === one.id));
+  });
+
+  it('restores in place exactly, then the window starts anew and a restore into it is exact too', async () => {
+    const k = 20;
+    const [at, next] = [markers[k - 1], markers[k]];
+    assert.ok(at && next);
+    const target = fromMicros(at.committed.micros + 1000n).iso;
+    const before = expectData<PitrConfig>(await owner.api.get(`${path()}/pitr/config`), 200);
+    const created = expectData<CreatedPitrRestore>(
+      await owner.api.post(`${path()}/pitr/restore`, { target_time: target }),
+      201,
+    );
+    const restoring = await waitForStatus(owner.api, project.id, 'drill', ['restoring', 'running']);
+    assert.equal(restoring.status, 'restoring');
+    const status = await eventually('the receiver stops while the restore runs', async () => {
+      const current = expectData<{ status: string }>(
+        await owner.api.get(`${path()}/pitr/receiver-status`),
+        200,
+      );
+      return current.status === 'stopped' ? current : undefined;
+    });
+    assert.equal(status.status, 'stopped');
+    const restore = await waitForRestore(owner.api, path(), created.restore_id);
+    assert.equal(restore.status, 'completed', restore.error);
+    await waitForStatus(owner.api, project.id, 'drill', ['running']);
+    assert.deepEqual(
+      await markersIn(connection.connection_string),
+      upTo(k),
+      'same URL, exact data',
+    );
+
+    const after = await eventually(
+      'a fresh base backup and window',
+      async () => {
+        const config = expectData<PitrConfig>(await owner.api.get(`${path()}/pitr/config`), 200);
+        return config.base_backup_id !== before.base_backup_id && config.recovery_window
+          ? config
+          : undefined;
+      },
+      120_000,
+    );
+    assert.ok(
+      Date.parse(after.recovery_window?.from ?? '') > Date.parse(restore.completed_at ?? ''),
+      'the new window begins after the restore',
+    );
+    const more = await insertMarkers(connection.connection_string, 101, 110);
+    await eventually('the new window covers the new markers', async () => {
+      const window = await recoveryWindow(owner.api, `${path()}/pitr`);
+      const last = more.at(-1)?.committed.micros ?? 0n;
+      return window.to && BigInt(Date.parse(window.to)) * 1000n >= last ? window : undefined;
+    });
+    const m = more[4];
+    const n = more[5];
+    assert.ok(m && n);
+    const between = fromMicros((m.committed.micros + n.committed.micros) / 2n).iso;
+    assert.deepEqual((await restoreCopy(between)).markers, [...upTo(k), ...upTo(105, 101)]);
+  });
+
+  it('starts the window anew after an in-place restore of a backup too', async () => {
+    const before = expectData<PitrConfig>(await owner.api.get(`${path()}/pitr/config`), 200);
+    const baseId = before.base_backup_id ?? '';
+    const created = expectData<{ restore_id: string }>(
+      await owner.api.post(`${path()}/backups/${baseId}/restore`),
+      201,
+    );
+    const restore = await waitForRestore(owner.api, path(), created.restore_id);
+    assert.equal(restore.status, 'completed', restore.error);
+    assert.deepEqual(
+      await markersIn(connection.connection_string),
+      upTo(20),
+      'the backup holds 1..20',
+    );
+    const after = await eventually(
+      'a fresh base backup and window',
+      async () => {
+        const config = expectData<PitrConfig>(await owner.api.get(`${path()}/pitr/config`), 200);
+        return config.base_backup_id !== baseId && config.recovery_window ? config : undefined;
+      },
+      120_000,
+    );
+    assert.ok(
+      Date.parse(after.recovery_window?.from ?? '') > Date.parse(restore.completed_at ?? ''),
+    );
+    const more = await insertMarkers(connection.connection_string, 201, 204);
+    await eventually('the window covers them', async () => {
+      const window = await recoveryWindow(owner.api, `${path()}/pitr`);
+      const last = more.at(-1)?.committed.micros ?? 0n;
+      return window.to && BigInt(Date.parse(window.to)) * 1000n >= last ? window : undefined;
+    });
+    const second = more[1];
+    assert.ok(second);
+    assert.deepEqual((await restoreCopy(second.committed.iso)).markers, [...upTo(20), 201, 202]);
+    assert.equal(database.name, 'drill');
+  });
+});

@@ -1,0 +1,288 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type {
+  Backup,
+  ConnectionDetails,
+  Database,
+  EnabledPitr,
+  PitrConfig,
+  Project,
+  WalReceiverStatus,
+} from '@pgcloud/contracts';
+import type { ObjectStore } from '@pgcloud/storage';
+import type { SignedIn } from '@pgcloud/testing';
+import { signIn } from '@pgcloud/testing';
+import { expectData, expectError } from '../support/assertions.js';
+import { psql, runningDatabase } from '../support/databases.js';
+import { sleep } from '../support/device-flow.js';
+import {
+  allSegments,
+  eventually,
+  receiverStatus,
+  receivewalOf,
+  recoveryWindow,
+  waitForArchive,
+} from '../support/pitr.js';
+import { newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js';
+
+const ROUTES_NEEDING_PITR: [method: 'get' | 'post', suffix: string][] = [
+  ['get', '/wal'],
+  ['get', '/recovery-window'],
+  ['get', '/receiver-status'],
+  ['post', '/restart-receiver'],
+];
+// About 24 MB of WAL: more than one 16 MiB segment.
+const FILL_SQL = `INSERT INTO ledger (note) SELECT repeat(md5(g::text), 30) FROM generate_series(1, 20000) g`;
+
+describe('PITR, part 1: the receiver, the archive and the recovery window', () => {
+  let owner: SignedIn;
+  let project: Project;
+  let database: Database;
+  let connection: ConnectionDetails;
+  let pitrPath: string;
+  let bucket: ObjectStore;
+
+  const write = (sql: string) => psql(connection.connection_string, sql, 60_000);
+
+  before(async () => {
+    const stack = await sharedStack();
+    bucket = stack.bucket();
+    owner = await signIn(await newClient(), uniqueLogin('archivist'));
+    project = expectData<Project>(await owner.api.post('/projects', { name: 'archived' }), 201);
+    ({ database, connection } = await runningDatabase(owner.api, project.id, 'ledger'));
+    pitrPath = `/projects/${project.id}/databases/ledger/pitr`;
+    await write('CREATE TABLE ledger (id bigserial PRIMARY KEY, note text NOT NULL)');
+  });
+
+  after(() => bucket?.close());
+
+  it('answers PITR_NOT_ENABLED, and a config of nulls, before PITR is on', async () => {
+    const config = expectData<PitrConfig>(await owner.api.get(`${pitrPath}/config`), 200);
+    assert.deepEqual(config, {
+      enabled: false,
+      base_backup_id: null,
+      retention_days: null,
+      recovery_window: null,
+    });
+    for (const [method, suffix] of ROUTES_NEEDING_PITR)
+      expectError(await owner.api[method](`${pitrPath}${suffix}`), 409, 'PITR_NOT_ENABLED');
+  });
+
+  it('refuses retention_days out of range (400) and above the Free tier (403)', async () => {
+    for (const body of [
+      {},
+      { retention_days: 0 },
+      { retention_days: 36 },
+      { retention_days: 2.5 },
+      { retention_days: '7' },
+    ])
+      expectError(await owner.api.post(`${pitrPath}/enable`, body), 400, 'VALIDATION_ERROR');
+    expectError(
+      await owner.api.post(`${pitrPath}/enable`, { retention_days: 8 }),
+      403,
+      'QUOTA_EXCEEDED',
+    );
+    expectError(
+      await owner.api.post(`/projects/${project.id}/databases/nowhere/pitr/enable`, {
+        retention_days: 3,
+      }),
+      404,
+      'DATABASE_NOT_FOUND',
+    );
+    const config = expectData<PitrConfig>(await owner.api.get(`${pitrPath}/config`), 200);
+    assert.equal(config.enabled, false, 'nothing was half enabled');
+  });
+
+  it('enables: a base backup and a receiver starting; enabling again changes only retention_days', async () => {
+    const enabled = expectData<EnabledPitr>(
+      await owner.api.post(`${pitrPath}/enable`, { retention_days: 7 }),
+      200,
+    );
+    assert.equal(enabled.enabled, true);
+    assert.match(enabled.base_backup_id, /^bkp_[0-9a-z]{20}$/);
+    assert.equal(enabled.wal_receiver_status, 'starting');
+    const again = expectData<EnabledPitr>(
+      await owner.api.post(`${pitrPath}/enable`, { retention_days: 3 }),
+      200,
+    );
+    assert.equal(again.base_backup_id, enabled.base_backup_id, 'no second base backup');
+    const config = expectData<PitrConfig>(await owner.api.get(`${pitrPath}/config`), 200);
+    assert.equal(config.retention_days, 3);
+    assert.equal(config.base_backup_id, enabled.base_backup_id);
+    const { backups } = expectData<{ backups: Backup[] }>(
+      await owner.api.get(`/projects/${project.id}/databases/ledger/backups`),
+      200,
+    );
+    const base = backups.find((b) => b.id === enabled.base_backup_id);
+    assert.equal(base?.type, 'automated', 'the base backup is listed with the others');
+  });
+
+  it('archives written WAL: segments whose sizes add up and match the objects in S3', async () => {
+    await waitForArchive(owner.api, pitrPath);
+    await write(FILL_SQL);
+    const { segments, totalCount, totalSize } = await eventually(
+      'two segments archived',
+      async () => {
+        const all = await allSegments(owner.api, pitrPath);
+        return all.segments.length >= 2 ? all : undefined;
+      },
+    );
+    assert.equal(totalCount, segments.length);
+    assert.equal(
+      totalSize,
+      segments.reduce((sum, s) => sum + s.size_bytes, 0),
+    );
+    const objects = new Map(
+      (await bucket.list(`projects/${project.id}/databases/${database.id}/wal/`)).map((o) => [
+        o.key.slice(o.key.lastIndexOf('/') + 1),
+        o.size,
+      ]),
+    );
+    for (const segment of segments) {
+      assert.equal(segment.size_bytes, 16 * 1024 * 1024);
+      assert.equal(objects.get(segment.filename), segment.size_bytes, segment.filename);
+      assert.ok(Date.parse(segment.archived_at) > 0);
+    }
+    const page = expectData<{
+      archives: unknown[];
+      next_cursor: string | null;
+      total_count: number;
+    }>(await owner.api.get(`${pitrPath}/wal?limit=1`), 200);
+    assert.equal(page.archives.length, 1);
+    assert.equal(page.total_count, totalCount);
+    assert.equal(page.next_cursor, segments[0]?.filename);
+    for (const query of ['limit=0', 'limit=1001', 'limit=abc', 'cursor=not-a-cursor'])
+      expectError(await owner.api.get(`${pitrPath}/wal?${query}`), 400, 'VALIDATION_ERROR');
+  });
+
+  it('keeps `to` within seconds of now, advancing while the database is idle', async () => {
+    const first = await recoveryWindow(owner.api, pitrPath);
+    assert.ok(first.from && first.to && first.base_backup_time && first.latest_wal_time);
+    assert.ok(Date.now() - Date.parse(first.to) < 5000, `to ${first.to} trails now by seconds`);
+    assert.ok(Date.parse(first.from) <= Date.parse(first.to));
+    await sleep(3000);
+    const later = await recoveryWindow(owner.api, pitrPath);
+    assert.ok(
+      Date.parse(later.to ?? '') - Date.parse(first.to) >= 2000,
+      `to moved on while idle: ${first.to} -> ${later.to}`,
+    );
+    assert.equal(later.from, first.from);
+    const status = await receiverStatus(owner.api, pitrPath);
+    assert.equal(status.status, 'running');
+    assert.ok(status.lag_seconds <= 4, `lag ${status.lag_seconds}`);
+    assert.ok(status.bytes_received > 16 * 1024 * 1024);
+    assert.match(status.last_wal_file ?? '', /^[0-9A-F]{24}(\.partial)?$/);
+    const config = expectData<PitrConfig>(await owner.api.get(`${pitrPath}/config`), 200);
+    assert.equal(config.recovery_window?.from, later.from);
+  });
+
+  it('stops `to` while the receiver is stopped during writes, and catches up after', async () => {
+    const receiver = await receivewalOf(database.id);
+    assert.ok(receiver, 'pg_receivewal runs');
+    process.kill(receiver.pid, 'SIGSTOP');
+    let stoppedTo: string | null;
+    try {
+      await sleep(1500); // what was archived before the stop settles
+      stoppedTo = (await recoveryWindow(owner.api, pitrPath)).to;
+      for (let i = 0; i < 6; i++) {
+        await write(`INSERT INTO ledger (note) VALUES ('while stopped ${i}')`);
+        await sleep(500);
+      }
+      const during = await recoveryWindow(owner.api, pitrPath);
+      assert.ok(
+        Date.parse(during.to ?? '') - Date.parse(stoppedTo ?? '') < 1500,
+        `to stays while nothing is archived: ${stoppedTo} -> ${during.to}`,
+      );
+      const status = await receiverStatus(owner.api, pitrPath);
+      assert.ok(status.lag_seconds >= 3, `lag grows: ${status.lag_seconds}`);
+    } finally {
+      process.kill(receiver.pid, 'SIGCONT');
+    }
+    await eventually('to catches up', async () => {
+      const window = await recoveryWindow(owner.api, pitrPath);
+      return Date.now() - Date.parse(window.to ?? '') < 4000 ? window : undefined;
+    });
+  });
+
+  it('restarts pg_receivewal by itself after kill -9, counting the error', async () => {
+    const before = await receiverStatus(owner.api, pitrPath);
+    const receiver = await receivewalOf(database.id);
+    assert.ok(receiver);
+    process.kill(receiver.pid, 'SIGKILL');
+    const failed = await eventually('the failure shows', async () => {
+      const status = await receiverStatus(owner.api, pitrPath);
+      return status.errors > before.errors ? status : undefined;
+    });
+    assert.ok(['error', 'starting'].includes(failed.status), failed.status);
+    assert.equal(failed.started_at, before.started_at, 'the same receiver, restarted');
+    const back = await eventually('streaming again', async () => {
+      const status = await receiverStatus(owner.api, pitrPath);
+      const pid = (await receivewalOf(database.id))?.pid;
+      return status.status === 'running' && pid !== undefined && pid !== receiver.pid
+        ? status
+        : undefined;
+    });
+    assert.ok(back.errors >= 1);
+    await write(`INSERT INTO ledger (note) VALUES ('after the restart')`);
+    await eventually('to moves on', async () => {
+      const window = await recoveryWindow(owner.api, pitrPath);
+      return Date.now() - Date.parse(window.to ?? '') < 4000 ? window : undefined;
+    });
+  });
+
+  it('restart-receiver starts a new receiver: a new started_at, errors 0', async () => {
+    const before = await receiverStatus(owner.api, pitrPath);
+    const old = await receivewalOf(database.id);
+    await sleep(10);
+    const restarted = expectData<WalReceiverStatus>(
+      await owner.api.post(`${pitrPath}/restart-receiver`),
+      200,
+    );
+    assert.ok(Date.parse(restarted.started_at) > Date.parse(before.started_at));
+    assert.equal(restarted.errors, 0);
+    assert.equal(restarted.status, 'starting');
+    await eventually('the new receiver streams', async () => {
+      const status = await receiverStatus(owner.api, pitrPath);
+      const pid = (await receivewalOf(database.id))?.pid;
+      return status.status === 'running' && pid !== old?.pid ? status : undefined;
+    });
+  });
+
+  it('disables: receiver stopped, slot dropped, PITR routes answer PITR_NOT_ENABLED', async () => {
+    const disabled = expectData<{ enabled: boolean; wal_receiver_status: string }>(
+      await owner.api.post(`${pitrPath}/disable`),
+      200,
+    );
+    assert.deepEqual(disabled, { enabled: false, wal_receiver_status: 'stopped' });
+    await eventually('pg_receivewal is gone', async () =>
+      (await receivewalOf(database.id)) === undefined ? true : undefined,
+    );
+    assert.equal(
+      await psql(connection.connection_string, 'SELECT count(*) FROM pg_replication_slots'),
+      '0',
+    );
+    for (const [method, suffix] of ROUTES_NEEDING_PITR)
+      expectError(await owner.api[method](`${pitrPath}${suffix}`), 409, 'PITR_NOT_ENABLED');
+    const config = expectData<PitrConfig>(await owner.api.get(`${pitrPath}/config`), 200);
+    assert.equal(config.enabled, false);
+    assert.equal(config.recovery_window, null);
+    expectData(await owner.api.post(`${pitrPath}/disable`), 200);
+  });
+
+  it('deletes the WAL objects with the database', async () => {
+    const { database: doomed } = await runningDatabase(owner.api, project.id, 'doomed');
+    const doomedPitr = `/projects/${project.id}/databases/doomed/pitr`;
+    expectData(await owner.api.post(`${doomedPitr}/enable`, { retention_days: 1 }), 200);
+    await waitForArchive(owner.api, doomedPitr);
+    const prefix = `projects/${project.id}/databases/${doomed.id}/wal/`;
+    await eventually('WAL in S3', async () =>
+      (await bucket.list(prefix)).length > 0 ? true : undefined,
+    );
+    expectData(await owner.api.delete(`/projects/${project.id}/databases/doomed`), 200);
+    await eventually('the WAL objects are gone', async () =>
+      (await bucket.list(prefix)).length === 0 && (await receivewalOf(doomed.id)) === undefined
+        ? true
+        : undefined,
+    );
+  });
+});

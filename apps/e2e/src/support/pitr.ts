@@ -1,0 +1,110 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type {
+  RecoveryWindow,
+  WalArchiveEntry,
+  WalArchivePage,
+  WalReceiverStatus,
+} from '@pgcloud/contracts';
+import type { ApiClient } from '@pgcloud/testing';
+import { expectData } from './assertions.js';
+import { sleep } from './device-flow.js';
+
+/** Polls until `check` answers a value (not undefined), and answers it. */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 60_000,
+  everyMs = 250,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(everyMs);
+  }
+}
+
+export async function receiverStatus(api: ApiClient, pitrPath: string): Promise<WalReceiverStatus> {
+  return expectData<WalReceiverStatus>(await api.get(`${pitrPath}/receiver-status`), 200);
+}
+
+export async function recoveryWindow(api: ApiClient, pitrPath: string): Promise<RecoveryWindow> {
+  return expectData<RecoveryWindow>(await api.get(`${pitrPath}/recovery-window`), 200);
+}
+
+/** Waits until the receiver streams and the window exists (the base backup is done). */
+export async function waitForArchive(
+  api: ApiClient,
+  pitrPath: string,
+  timeoutMs = 90_000,
+): Promise<RecoveryWindow> {
+  return eventually(
+    'the receiver streams and the window opens',
+    async () => {
+      const status = await receiverStatus(api, pitrPath);
+      const window = await recoveryWindow(api, pitrPath);
+      return status.status === 'running' && window.to !== null ? window : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+/** Every completed segment, page by page, and the totals of the last page. */
+export async function allSegments(
+  api: ApiClient,
+  pitrPath: string,
+  limit = 1000,
+): Promise<{ segments: WalArchiveEntry[]; totalCount: number; totalSize: number }> {
+  const segments: WalArchiveEntry[] = [];
+  let cursor: string | null = null;
+  let page: WalArchivePage;
+  do {
+    const query: string = `?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`;
+    page = expectData<WalArchivePage>(await api.get(`${pitrPath}/wal${query}`), 200);
+    segments.push(...page.archives);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return { segments, totalCount: page.total_count, totalSize: page.total_size_bytes };
+}
+
+/** The segment numbers a list of segment names holds, checked to follow one another. */
+export function gapsIn(names: string[]): string[] {
+  const gaps: string[] = [];
+  const numbers = names.map(
+    (n) => BigInt(`0x${n.slice(8, 16)}`) * 256n + BigInt(`0x${n.slice(16)}`),
+  );
+  for (let i = 1; i < numbers.length; i++)
+    if (numbers[i] !== (numbers[i - 1] ?? 0n) + 1n) gaps.push(`${names[i - 1]} -> ${names[i]}`);
+  return gaps;
+}
+
+/** The pid of the pg_receivewal streaming a database's WAL, and of the worker that runs it. */
+export async function receivewalOf(
+  databaseId: string,
+): Promise<{ pid: number; parent: number } | undefined> {
+  const { stdout } = await promisify(execFile)('ps', ['-eo', 'pid=,ppid=,args=']).catch(() => ({
+    stdout: '',
+  }));
+  for (const line of stdout.split('\n')) {
+    const [pid, parent, ...args] = line.trim().split(/\s+/);
+    const command = args.join(' ');
+    if (command.includes('pg_receivewal') && command.includes(`/${databaseId}/wal`))
+      return { pid: Number(pid), parent: Number(parent) };
+  }
+  return undefined;
+}
+
+/** Writes rows on a connection string until `stop` is aborted; answers the rows written. */
+export async function keepWriting(
+  write: () => Promise<unknown>,
+  signal: AbortSignal,
+): Promise<number> {
+  let rows = 0;
+  while (!signal.aborted) {
+    await write();
+    rows++;
+  }
+  return rows;
+}

@@ -1,0 +1,60 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { RequestContext } from '@pgcloud/contracts';
+import { DataSource } from 'typeorm';
+import { BackupsClient } from '../clients/backups.client.js';
+import { DatabasesClient } from '../clients/databases.client.js';
+import { PrimarySession } from '../receivers/primary-session.js';
+import { ArchiveEntity } from './archive.entity.js';
+
+/**
+ * Begins a database's archive: the replication slot first, so the WAL from then on is
+ * kept for the receiver, then a base backup (backup-service's), which the archive covers
+ * from its start. Under the row's lock, so enable and a receiver never do it twice.
+ */
+@Injectable()
+export class ArchiveStarter {
+  private readonly logger = new Logger(ArchiveStarter.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly databases: DatabasesClient,
+    private readonly backups: BackupsClient,
+  ) {}
+
+  /** Starts the archive unless it has begun; answers the row as it now is. */
+  async start(ctx: RequestContext, databaseId: string): Promise<ArchiveEntity> {
+    return this.dataSource.transaction(async (manager) => {
+      const archive = await manager.findOne(ArchiveEntity, {
+        where: { databaseId },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!archive) throw new Error(`PITR of ${databaseId} is gone`);
+      if (!archive.enabled || archive.startLsn !== null) return archive;
+      const owner: RequestContext = { ...ctx, userId: archive.ownerId };
+      const source = await this.databases.replicationSource(owner, databaseId);
+      const session = await PrimarySession.open(source);
+      try {
+        const slot = await session.createSlot();
+        const baseBackupId = await this.backups.takeBase(owner, {
+          project_id: archive.projectId,
+          name: archive.databaseName,
+        });
+        Object.assign(archive, {
+          timeline: slot.timeline,
+          startLsn: slot.lsn,
+          archivedLsn: slot.lsn,
+          baseBackupId,
+        });
+        await manager.save(archive);
+        this.logger.log(
+          `[${ctx.requestId}] archive of ${databaseId} begins on timeline ${slot.timeline}; ` +
+            `base backup ${baseBackupId}`,
+        );
+        return archive;
+      } finally {
+        await session.close();
+      }
+    });
+  }
+}

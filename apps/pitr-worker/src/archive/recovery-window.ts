@@ -1,0 +1,76 @@
+import type { ArchiveBackup, RecoveryWindow } from '@pgcloud/contracts';
+import { parseLsn } from '@pgcloud/postgres';
+
+/** A completed backup the archive can replay from. */
+export interface BaseBackup {
+  id: string;
+  startLsn: bigint;
+  completedAt: Date;
+}
+
+/** Where the current archive begins: its timeline and first WAL position. */
+export interface ArchiveStart {
+  timeline: number;
+  startLsn: bigint;
+}
+
+/**
+ * The backups the archive can restore from: completed, on its timeline, and begun after
+ * the archive did (its WAL from their start on is archived), oldest first.
+ */
+export function baseBackupsOf(
+  backups: readonly ArchiveBackup[],
+  archive: ArchiveStart,
+): BaseBackup[] {
+  return backups
+    .flatMap((b) =>
+      b.status === 'completed' &&
+      b.start_lsn !== null &&
+      b.completed_at !== null &&
+      b.timeline === archive.timeline &&
+      parseLsn(b.start_lsn) >= archive.startLsn
+        ? [{ id: b.id, startLsn: parseLsn(b.start_lsn), completedAt: new Date(b.completed_at) }]
+        : [],
+    )
+    .sort((a, b) => a.completedAt.getTime() - b.completedAt.getTime());
+}
+
+/**
+ * The base backup the window starts from: the newest one completed at or before `cutoff`
+ * (now - retention), so the window reaches back the whole retention; while PITR is
+ * younger than that, the oldest one. Undefined while there is none.
+ */
+export function windowBase(bases: readonly BaseBackup[], cutoff: Date): BaseBackup | undefined {
+  const old = bases.filter((b) => b.completedAt.getTime() <= cutoff.getTime());
+  return old.at(-1) ?? bases[0];
+}
+
+/**
+ * The recovery window (decisions.md section 7): from the end of the base backup to `to`,
+ * the newest time the archive covers. Empty (all null) until both exist and meet.
+ */
+export function recoveryWindow(
+  base: BaseBackup | undefined,
+  to: Date | null,
+  latestWalTime: Date | null,
+): RecoveryWindow {
+  if (!base || !to || to.getTime() < base.completedAt.getTime())
+    return { from: null, to: null, base_backup_time: null, latest_wal_time: null };
+  return {
+    from: base.completedAt.toISOString(),
+    to: to.toISOString(),
+    base_backup_time: base.completedAt.toISOString(),
+    latest_wal_time: (latestWalTime ?? base.completedAt).toISOString(),
+  };
+}
+
+/** The newest sample time whose WAL position the archive reaches; undefined if none does. */
+export function coveredUntil(
+  samples: readonly { at: Date; lsn: bigint }[],
+  archivedLsn: bigint,
+): Date | undefined {
+  let covered: Date | undefined;
+  for (const sample of samples)
+    if (sample.lsn <= archivedLsn && (!covered || sample.at > covered)) covered = sample.at;
+  return covered;
+}

@@ -1,0 +1,28 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { bytesColumn, lsnColumn } from './archive.entity.js';
+
+/** A completed WAL segment in S3. */
+@Entity({ schema: 'pitr', name: 'segments' })
+export class SegmentEntity {
+  @PrimaryColumn({ name: 'database_id', type: 'text' })
+  databaseId: string;
+
+  /** The segment's file name, which holds its timeline and number. */
+  @PrimaryColumn({ type: 'text' })
+  name: string;
+
+  @Column({ type: 'integer' })
+  timeline: number;
+
+  @Column({ type: 'bigint', transformer: lsnColumn })
+  segno: bigint;
+
+  @Column({ name: 'object_key', type: 'text' })
+  objectKey: string;
+
+  @Column({ name: 'size_bytes', type: 'bigint', transformer: bytesColumn })
+  sizeBytes: number;
+
+  @Column({ name: 'archived_at', type: 'timestamptz' })
+  archivedAt: Date;
+}

@@ -1,0 +1,195 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type {
+  CreatedPitrRestore,
+  DatabaseRef,
+  PitrPlanRequest,
+  PitrRestoreDto,
+  RequestContext,
+  RestorePlan,
+} from '@pgcloud/contracts';
+import { DomainError, fromMicros, microsOf, parseTargetTime } from '@pgcloud/contracts';
+import { segmentName, segmentOf, segmentStart } from '@pgcloud/postgres';
+import { ObjectStore } from '@pgcloud/storage';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource } from 'typeorm';
+import { ArchiveEntity } from '../archive/archive.entity.js';
+import { PitrService } from '../archive/pitr.service.js';
+import type { BaseBackup } from '../archive/recovery-window.js';
+import { baseBackupsOf } from '../archive/recovery-window.js';
+import { SegmentEntity } from '../archive/segment.entity.js';
+import { partialKey } from '../archive/wal-keys.js';
+import { BackupsClient } from '../clients/backups.client.js';
+import { DatabasesClient } from '../clients/databases.client.js';
+
+// Links in a plan are used at once by the attempt that asked for it; a retry asks anew.
+const LINK_SECONDS = 3600;
+// How long a plan waits for the archive to reach the target (`latest` just accepted).
+const CATCH_UP_WAIT_MS = 3000;
+// How long an accepted restore holds its base backup and WAL against retention.
+const HOLD_MS = 6 * 3600_000;
+
+/**
+ * PITR restores (decisions.md section 7): the target is checked against the window here,
+ * the provisioner records and runs the restore, and asks here at each attempt for the
+ * plan: the base backup the target is reached from, every segment from its start, the
+ * segment still being written, and the target.
+ */
+@Injectable()
+export class PitrRestores {
+  private readonly logger = new Logger(PitrRestores.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly pitr: PitrService,
+    private readonly databases: DatabasesClient,
+    private readonly backups: BackupsClient,
+    private readonly store: ObjectStore,
+  ) {}
+
+  async restore(
+    ctx: RequestContext,
+    ref: DatabaseRef,
+    request: PitrRestoreDto,
+  ): Promise<CreatedPitrRestore> {
+    const acceptedAt = new Date();
+    const archive = await this.pitr.enabledArchive(ctx, ref);
+    const latest = request.target_time === 'latest';
+    const target = latest ? fromMicros(microsOf(acceptedAt)) : parseTargetTime(request.target_time);
+    if (!target)
+      throw new DomainError('VALIDATION_ERROR', 'target_time is not a valid ISO 8601 timestamp', [
+        { field: 'target_time', message: 'must be an ISO 8601 timestamp with a zone, or latest' },
+      ]);
+    const bases = await this.basesOf(ctx, archive);
+    const window = this.pitr.windowOn(archive, bases);
+    if (!window.from || !window.to)
+      throw new DomainError(
+        'TARGET_TIME_INVALID',
+        'The recovery window is not open yet: the first base backup is still being taken.',
+      );
+    const outside =
+      target.micros < microsOf(new Date(window.from)) ||
+      (!latest && target.micros > microsOf(new Date(window.to)));
+    if (outside)
+      throw new DomainError(
+        'TARGET_TIME_INVALID',
+        `target_time must lie within the recovery window, ${window.from} to ${window.to}.`,
+      );
+    // The base backup it replays from stays, with the WAL after it, while the restore runs.
+    const base = bases.filter((b) => microsOf(b.completedAt) <= target.micros).at(-1);
+    await this.dataSource
+      .getRepository(ArchiveEntity)
+      .update(
+        { databaseId: archive.databaseId },
+        { holdFrom: base?.completedAt ?? null, holdUntil: new Date(Date.now() + HOLD_MS) },
+      );
+    const created = await this.databases.restore(ctx, {
+      project_id: ref.project_id,
+      name: ref.name,
+      kind: 'pitr',
+      target_time: target.iso,
+      ...(request.target_database === undefined
+        ? {}
+        : { target_database: request.target_database }),
+    });
+    this.logger.log(
+      `[${ctx.requestId}] PITR restore ${created.restore_id} of ${archive.databaseId} to ${target.iso}`,
+    );
+    return { ...created, target_time: target.iso };
+  }
+
+  /** For the provisioner, at each attempt: fresh links to the base backup and the WAL. */
+  async plan(ctx: RequestContext, request: PitrPlanRequest): Promise<RestorePlan> {
+    const target = parseTargetTime(String(request.target_time));
+    if (!target) throw new DomainError('VALIDATION_ERROR', 'target_time is malformed.');
+    const archive = await this.caughtUp(String(request.database_id), target.micros);
+    if (archive.startLsn === null || archive.timeline === null) throw notEnabled();
+    const base = (await this.basesOf(ctx, archive))
+      .filter((b) => microsOf(b.completedAt) <= target.micros)
+      .at(-1);
+    if (!base)
+      throw new DomainError(
+        'TARGET_TIME_INVALID',
+        'No base backup of the archive ends before the target.',
+      );
+    const backup = await this.backups.restorePlan(ctx, base.id);
+    const segments = await this.dataSource.getRepository(SegmentEntity).find({
+      where: { databaseId: archive.databaseId, timeline: archive.timeline },
+      order: { segno: 'ASC' },
+    });
+    let next = segmentOf(base.startLsn);
+    const wal: NonNullable<RestorePlan['wal_segments']> = [];
+    for (const segment of segments) {
+      if (segment.segno < next) continue;
+      if (segment.segno !== next)
+        throw new Error(
+          `the archive of ${archive.databaseId} misses ${segmentName(archive.timeline, next)}`,
+        );
+      wal.push({ name: segment.name, url: await this.link(segment.objectKey), partial: false });
+      next++;
+    }
+    const archived = archive.archivedLsn ?? archive.startLsn;
+    if (segmentOf(archived) === next && archived > segmentStart(next)) {
+      const name = segmentName(archive.timeline, next);
+      const key = partialKey(archive.projectId, archive.databaseId, archive.timeline, name);
+      wal.push({ name, url: await this.link(key), partial: true });
+    }
+    return { ...backup, wal_segments: wal, target_time: target.iso };
+  }
+
+  /** An in-place restore begins: the receiver stops (its replica sees it within a second). */
+  async pauseForRestore(databaseId: string): Promise<Record<string, never>> {
+    await this.dataSource.query(
+      `UPDATE pitr.archives SET paused_for_restore = true, receiver_status = 'stopped'
+        WHERE database_id = $1`,
+      [databaseId],
+    );
+    return {};
+  }
+
+  /** It ended: the receiver starts again, and begins a new archive if the data changed. */
+  async resumeAfterRestore(databaseId: string): Promise<Record<string, never>> {
+    await this.dataSource.query(
+      `UPDATE pitr.archives
+          SET paused_for_restore = false,
+              receiver_status = CASE WHEN enabled THEN 'starting' ELSE 'stopped' END
+        WHERE database_id = $1 AND paused_for_restore`,
+      [databaseId],
+    );
+    return {};
+  }
+
+  /** The archive once its window reaches the target; OPERATION_IN_PROGRESS while it does not. */
+  private async caughtUp(databaseId: string, targetMicros: bigint): Promise<ArchiveEntity> {
+    const deadline = Date.now() + CATCH_UP_WAIT_MS;
+    for (;;) {
+      const archive = await this.dataSource
+        .getRepository(ArchiveEntity)
+        .findOneBy({ databaseId, enabled: true });
+      if (!archive) throw notEnabled();
+      if (archive.windowTo && microsOf(archive.windowTo) >= targetMicros) return archive;
+      if (Date.now() > deadline)
+        throw new DomainError(
+          'OPERATION_IN_PROGRESS',
+          'The archive has not reached the target time yet.',
+        );
+      await sleep(200);
+    }
+  }
+
+  private async basesOf(ctx: RequestContext, archive: ArchiveEntity): Promise<BaseBackup[]> {
+    if (archive.startLsn === null || archive.timeline === null) return [];
+    return baseBackupsOf(await this.backups.forArchive(ctx, archive.databaseId), {
+      timeline: archive.timeline,
+      startLsn: archive.startLsn,
+    });
+  }
+
+  private link(key: string): Promise<string> {
+    return this.store.presignedGet(key, { expiresInSeconds: LINK_SECONDS });
+  }
+}
+
+function notEnabled(): DomainError {
+  return new DomainError('PITR_NOT_ENABLED', 'PITR is not enabled for the database.');
+}

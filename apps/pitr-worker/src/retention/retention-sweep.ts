@@ -1,0 +1,148 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { RequestContext } from '@pgcloud/contracts';
+import { segmentName, segmentOf } from '@pgcloud/postgres';
+import { ObjectStore } from '@pgcloud/storage';
+import { DataSource } from 'typeorm';
+import { ArchiveEntity, heldFrom } from '../archive/archive.entity.js';
+import { PitrService } from '../archive/pitr.service.js';
+import { baseBackupsOf, windowBase } from '../archive/recovery-window.js';
+import { SegmentEntity } from '../archive/segment.entity.js';
+import { walPrefix } from '../archive/wal-keys.js';
+import { BackupsClient } from '../clients/backups.client.js';
+import { PitrWorkerConfig } from '../config.js';
+
+// Every replica ticks; the one that takes this lock sweeps, the others skip the round.
+const SWEEP_LOCK = 'pitr.retention';
+const DELETE_BATCH = 500;
+
+/**
+ * Retention (DESIGN.md section 5): WAL older than the base backup the window starts
+ * from is deleted, objects first, records after; so is what earlier archives of the
+ * database left (before a re-enable). The base backup the window rests on is recorded
+ * as keep_from, which backup-service's expiry sweep asks for. A disabled archive goes
+ * whole when its retention has passed; slots that could not be dropped are dropped.
+ */
+@Injectable()
+export class RetentionSweep implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(RetentionSweep.name);
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly backups: BackupsClient,
+    private readonly pitr: PitrService,
+    private readonly store: ObjectStore,
+    private readonly config: PitrWorkerConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
+    }, this.config.PITR_SWEEP_INTERVAL_SECONDS * 1000);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sweeping;
+  }
+
+  /** One round, when this replica gets the lock; failures are logged and retried next round. */
+  async sweep(): Promise<void> {
+    const ctx: RequestContext = { requestId: `pitr-sweep-${Date.now()}` };
+    try {
+      await this.dataSource.transaction(async (manager) => {
+        const [row] = await manager.query<{ locked: boolean }[]>(
+          'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked',
+          [SWEEP_LOCK],
+        );
+        if (!row?.locked) return;
+        const archives = await this.dataSource.getRepository(ArchiveEntity).find();
+        for (const archive of archives) {
+          try {
+            if (archive.enabled) await this.trim(ctx, archive);
+            else await this.retire(ctx, archive);
+          } catch (err) {
+            this.logger.warn(`[${ctx.requestId}] sweep of ${archive.databaseId}: ${String(err)}`);
+          }
+        }
+      });
+    } catch (err) {
+      this.logger.warn(`[${ctx.requestId}] PITR sweep failed: ${String(err)}`);
+    }
+  }
+
+  /** Deletes the WAL the window no longer needs and records which backups it does. */
+  private async trim(ctx: RequestContext, archive: ArchiveEntity): Promise<void> {
+    if (archive.startLsn === null || archive.timeline === null) return;
+    const bases = baseBackupsOf(await this.backups.forArchive(ctx, archive.databaseId), {
+      timeline: archive.timeline,
+      startLsn: archive.startLsn,
+    });
+    const base = windowBase(bases, this.cutoff(archive));
+    const keepFrom = segmentOf(base?.startLsn ?? archive.startLsn);
+    if (base)
+      await this.dataSource
+        .getRepository(ArchiveEntity)
+        .update({ databaseId: archive.databaseId, enabled: true }, { keepFrom: base.completedAt });
+    const old = await this.dataSource
+      .getRepository(SegmentEntity)
+      .createQueryBuilder('s')
+      .where('s.database_id = :id', { id: archive.databaseId })
+      .andWhere('(s.timeline <> :timeline OR s.segno < :keep)', {
+        timeline: archive.timeline,
+        keep: keepFrom.toString(),
+      })
+      .orderBy('s.name')
+      .limit(DELETE_BATCH)
+      .getMany();
+    // `.partial` objects other than that of the segment being written: of segments that
+    // have completed since, or of earlier archives.
+    const writing =
+      archive.archivedLsn === null
+        ? undefined
+        : `/${archive.timeline}/${segmentName(archive.timeline, segmentOf(archive.archivedLsn))}.partial`;
+    const partials = (await this.store.list(walPrefix(archive.projectId, archive.databaseId)))
+      .map((o) => o.key)
+      .filter(
+        (key) => key.endsWith('.partial') && (writing === undefined || !key.endsWith(writing)),
+      );
+    if (old.length === 0 && partials.length === 0) return;
+    await this.store.deleteKeys([...old.map((s) => s.objectKey), ...partials]);
+    if (old.length > 0)
+      await this.dataSource
+        .getRepository(SegmentEntity)
+        .delete(old.map((s) => ({ databaseId: s.databaseId, name: s.name })));
+    this.logger.log(
+      `[${ctx.requestId}] ${old.length} WAL segment(s) of ${archive.databaseId} past retention deleted`,
+    );
+  }
+
+  /** Now - retention; earlier while a pending restore holds an older base backup. */
+  private cutoff(archive: ArchiveEntity): Date {
+    return heldFrom(this.pitr.retentionCutoff(archive), archive);
+  }
+
+  /** A disabled archive: its slot dropped at once, its WAL once its retention has passed. */
+  private async retire(ctx: RequestContext, archive: ArchiveEntity): Promise<void> {
+    if (archive.slotToDrop) await this.pitr.dropSlot(ctx, archive.databaseId);
+    const disabledAt = archive.disabledAt?.getTime() ?? 0;
+    const retentionMs = archive.retentionDays * this.config.PITR_RETENTION_DAY_SECONDS * 1000;
+    if (disabledAt + retentionMs > Date.now()) return;
+    if (archive.leaseOwner !== null && (archive.leaseExpiresAt?.getTime() ?? 0) > Date.now())
+      return; // its receiver is still stopping
+    const deleted = await this.store.deletePrefix(walPrefix(archive.projectId, archive.databaseId));
+    await this.dataSource.transaction(async (manager) => {
+      await manager.delete(SegmentEntity, { databaseId: archive.databaseId });
+      // A slot still to drop keeps the record, so the sweep goes on trying.
+      if (!archive.slotToDrop)
+        await manager.delete(ArchiveEntity, { databaseId: archive.databaseId, enabled: false });
+    });
+    this.logger.log(
+      `[${ctx.requestId}] disabled archive of ${archive.databaseId} past retention: ` +
+        `${deleted} WAL object(s) deleted`,
+    );
+  }
+}
