@@ -71,10 +71,14 @@ export class PrimarySession {
     return { lsn: parseLsn(row.lsn), timeline: Number.parseInt(row.walfile.slice(0, 8), 16) };
   }
 
-  /** Whether the slot exists, and the server's timeline now. */
+  /**
+   * Whether the slot still holds the archive's WAL (it is gone after an in-place restore,
+   * and `lost` once the server dropped WAL past max_slot_wal_keep_size), and the timeline.
+   */
   async state(): Promise<{ slotExists: boolean; timeline: number }> {
     const { rows } = await this.client.query<{ slot: boolean; walfile: string }>(
-      `SELECT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = $1) AS slot,
+      `SELECT EXISTS (SELECT 1 FROM pg_replication_slots
+                       WHERE slot_name = $1 AND wal_status IS DISTINCT FROM 'lost') AS slot,
               pg_walfile_name(pg_current_wal_lsn()) AS walfile`,
       [PITR_SLOT],
     );

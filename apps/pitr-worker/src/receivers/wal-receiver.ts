@@ -291,7 +291,9 @@ export class WalReceiver {
     if (server.slotExists && server.timeline === archive.timeline) return true;
     this.logger.log(
       `archive of ${this.databaseId} starts anew: ` +
-        (server.slotExists ? `timeline ${server.timeline}` : 'the replication slot is gone'),
+        (server.slotExists
+          ? `timeline ${server.timeline}`
+          : 'the replication slot is gone or lost its WAL'),
     );
     return false;
   }

@@ -58,15 +58,19 @@ export async function buildRestore(
   await rm(paths.logFile, { force: true });
   await ensureOwnedDir(paths.restoreDir, osUser);
   await ensureOwnedDir(paths.socketDir, osUser);
-  await downloadAndExtract(spec.archive, paths.restoreDir, osUser);
+  // The WAL a point-in-time restore replays comes down while the base backup does.
+  const segments = spec.recovery?.segments;
+  if (segments) await ensureOwnedDir(paths.walSpoolDir, osUser);
+  // Both settle before a failure is raised: nothing keeps writing into a later attempt.
+  const fetched = await Promise.allSettled([
+    downloadAndExtract(spec.archive, paths.restoreDir, osUser),
+    segments ? fetchSegments(segments, paths.walSpoolDir, osUser) : undefined,
+  ]);
+  for (const result of fetched) if (result.status === 'rejected') throw result.reason;
   const backupStart = await backupStartLsn(paths.restoreDir);
   for (const file of CONF_FILES)
     await copyOwned(join(server.pgdata, file), join(paths.restoreDir, file), osUser);
   await writeOwned(join(paths.restoreDir, 'postgresql.auto.conf'), RESTORED_AUTO_CONF, osUser);
-  if (spec.recovery) {
-    await ensureOwnedDir(paths.walSpoolDir, osUser);
-    await fetchSegments(spec.recovery.segments, paths.walSpoolDir, osUser);
-  }
   // Archive recovery (to the end of the backup, or through the WAL to the target), then a
   // new timeline.
   await writeOwned(join(paths.restoreDir, 'recovery.signal'), '', osUser);

@@ -1,0 +1,119 @@
+// `npm run bench:pitr`: the time pgcloud takes for a point-in-time restore through at least
+// 1 GB of WAL into a new database (download of the base backup and the WAL, recovery to the
+// target, promotion), beside the same restore by hand with plain PostgreSQL in the same
+// run, and the ratio. It only prints; nothing passes or fails on a figure.
+import type { Backup, PitrConfig } from '@pgcloud/contracts';
+import { parseLsn, segmentOf } from '@pgcloud/postgres';
+import type { BulkDatabase, Cleanup } from '@pgcloud/testing';
+import { apiData, benchCount, bulkDatabase, middle, runBench } from '@pgcloud/testing';
+import type { HandRestore, HandSource } from './by-hand.js';
+import { restoreByHand } from './by-hand.js';
+import type { OurRestore } from './pgcloud.js';
+import { enablePitr, restoreOurs, windowPast } from './pgcloud.js';
+import type { Written } from './wal-writes.js';
+import { commitMarker, connect, countRows, writeWal } from './wal-writes.js';
+
+const WAL_MB = Number(process.env['BENCH_WAL_MB'] ?? '1024');
+const MB = 1_000_000;
+
+/** Writes the WAL, then picks the target: the recovery window's `to` once past the writes. */
+async function prepare(
+  bulk: BulkDatabase,
+  pitrPath: string,
+  caPem: string,
+): Promise<{ written: Written; target: string; catchUpSeconds: number }> {
+  const client = await connect(bulk.connection.connection_string, caPem);
+  try {
+    console.error(`writing ${WAL_MB} MB of WAL`);
+    const written = await writeWal(client, WAL_MB * MB);
+    console.error('waiting for the archive to cover the writes');
+    const target = (await windowPast(bulk.api, pitrPath, written.endedAt)).to;
+    const catchUpSeconds = (Date.now() - written.endedAt.getTime()) / 1000;
+    // A commit after the target, archived, so that replay stops on it (both restores).
+    await windowPast(bulk.api, pitrPath, await commitMarker(client));
+    return { written, target, catchUpSeconds };
+  } finally {
+    await client.end();
+  }
+}
+
+/** The base backup the restores start from, and where its WAL lies in S3. */
+async function handSource(bulk: BulkDatabase, pitrPath: string): Promise<HandSource> {
+  const { api, path, database, connection, stack } = bulk;
+  const config = apiData<PitrConfig>(await api.get(`${pitrPath}/config`), 200, 'GET pitr/config');
+  const backupPath = `${path}/backups/${config.base_backup_id}`;
+  const backup = apiData<Backup>(await api.get(backupPath), 200, 'GET base backup');
+  if (!backup.start_lsn) throw new Error(`the base backup ${backup.id} has no start_lsn`);
+  return {
+    api,
+    backupPath,
+    bucket: stack.bucket(),
+    walPrefix: `projects/${database.project_id}/databases/${database.id}/wal/`,
+    firstSegment: segmentOf(parseLsn(backup.start_lsn)),
+    database: connection.database,
+  };
+}
+
+/** The rows of `wal_filler` in the restored database `name`, over its TLS connection string. */
+async function restoredRows(bulk: BulkDatabase, name: string, caPem: string): Promise<number> {
+  const url = `/projects/${bulk.database.project_id}/databases/${name}/url`;
+  const details = apiData<{ connection_string: string }>(await bulk.api.get(url), 200, 'url');
+  const client = await connect(details.connection_string, caPem);
+  try {
+    return await countRows(client);
+  } finally {
+    await client.end();
+  }
+}
+
+await runBench(async (cleanups: Cleanup[]) => {
+  const runs = process.env['BENCH_COUNT'] ? benchCount() : 1;
+  const bulk = await bulkDatabase(cleanups, 'bench-pitr', 0);
+  const pitrPath = `${bulk.path}/pitr`;
+  const caPem = await (await fetch(`${bulk.stack.baseUrl}/ca.pem`)).text();
+  console.error('enabling PITR (retention 1 day) and waiting for the archive to open');
+  await enablePitr(bulk.api, pitrPath, 1);
+  const { written, target, catchUpSeconds } = await prepare(bulk, pitrPath, caPem);
+  const source = await handSource(bulk, pitrPath);
+  cleanups.push(() => Promise.resolve(source.bucket.close()));
+  const ours: OurRestore[] = [];
+  const byHand: HandRestore[] = [];
+  const rows = { ours: 0, byHand: 0 };
+  for (let run = 1; run <= runs; run++) {
+    console.error(`run ${run} of ${runs}: by hand, then pgcloud`);
+    const hand = await restoreByHand(source, target, bulk.scratchDir);
+    byHand.push(hand);
+    rows.byHand = hand.rows;
+    const name = `pitr-${run}`;
+    ours.push(await restoreOurs(bulk.api, pitrPath, target, name));
+    rows.ours = await restoredRows(bulk, name, caPem);
+    apiData(
+      await bulk.api.delete(`/projects/${bulk.database.project_id}/databases/${name}`),
+      200,
+      `DELETE ${name}`,
+    );
+  }
+  return report(written, target, catchUpSeconds, ours, byHand, rows);
+});
+
+function report(
+  written: Written,
+  target: string,
+  catchUpSeconds: number,
+  ours: OurRestore[],
+  byHand: HandRestore[],
+  rows: { ours: number; byHand: number },
+): string {
+  const our = middle(ours.map((o) => o.seconds));
+  const hand = middle(byHand.map((h) => h.promoted));
+  const step = (pick: (h: HandRestore) => number) => middle(byHand.map(pick)).toFixed(2);
+  return [
+    `PITR restore through ${(written.walBytes / MB).toFixed(0)} MB of WAL (${written.rows} rows INSERTed) to ${target}, into a new database, median of ${ours.length}`,
+    `  the archive covered the end of the writes ${catchUpSeconds.toFixed(1)} s after it`,
+    `  pgcloud (completed_at - started_at: the new database's server, base backup download + SHA-256 and extraction, then the WAL fetched 8 at a time, recovery to the target, promotion, roles, TLS checks, swap): ${our.toFixed(2)} s, wal_files_applied ${middle(ours.map((o) => o.walFilesApplied))}`,
+    `  by hand (downloads included: the base backup through its link while the WAL comes from S3 8 at a time, tar --zstd -x, recovery with restore_command cp, promote, until pg_is_in_recovery() is false): ${hand.toFixed(2)} s, ${middle(byHand.map((h) => h.segments))} segments fetched`,
+    `    of which downloads ${step((h) => h.downloaded)} s, extraction ${step((h) => h.extracted - h.downloaded)} s, recovery and promotion ${step((h) => h.promoted - h.extracted)} s`,
+    `  rows restored: pgcloud ${rows.ours}, by hand ${rows.byHand}, written ${written.rows}`,
+    `  ratio (pgcloud / by hand): ${(our / hand).toFixed(2)}  (goal: at most 1.15)`,
+  ].join('\n');
+}
