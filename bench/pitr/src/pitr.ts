@@ -110,7 +110,7 @@ function report(
   return [
     `PITR restore through ${(written.walBytes / MB).toFixed(0)} MB of WAL (${written.rows} rows INSERTed) to ${target}, into a new database, median of ${ours.length}`,
     `  the archive covered the end of the writes ${catchUpSeconds.toFixed(1)} s after it`,
-    `  pgcloud (completed_at - started_at: the new database's server, base backup download + SHA-256 and extraction, then the WAL fetched 8 at a time, recovery to the target, promotion, roles, TLS checks, swap): ${our.toFixed(2)} s, wal_files_applied ${middle(ours.map((o) => o.walFilesApplied))}`,
+    `  pgcloud (completed_at - started_at: the new database's server, base backup download + SHA-256 and extraction while the WAL is fetched 8 at a time, recovery to the target, promotion, roles, TLS checks, swap): ${our.toFixed(2)} s, wal_files_applied ${middle(ours.map((o) => o.walFilesApplied))}`,
     `  by hand (downloads included: the base backup through its link while the WAL comes from S3 8 at a time, tar --zstd -x, recovery with restore_command cp, promote, until pg_is_in_recovery() is false): ${hand.toFixed(2)} s, ${middle(byHand.map((h) => h.segments))} segments fetched`,
     `    of which downloads ${step((h) => h.downloaded)} s, extraction ${step((h) => h.extracted - h.downloaded)} s, recovery and promotion ${step((h) => h.promoted - h.extracted)} s`,
     `  rows restored: pgcloud ${rows.ours}, by hand ${rows.byHand}, written ${written.rows}`,
