@@ -36,6 +36,8 @@ export interface RestoreSegment {
   url: string;
   /** The segment still being written when it was archived: shorter than 16 MiB. */
   partial: boolean;
+  /** The bytes the archive vouches for: the download must hold at least these. */
+  sizeBytes: number;
 }
 
 /** Replay beyond the base backup: the archived segments, up to a moment. */

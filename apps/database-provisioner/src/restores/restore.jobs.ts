@@ -121,7 +121,6 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       job.signal.throwIfAborted();
       await this.restoreLocked(ctx, job.signal, restore, source, target);
     });
-    if (target.id === source.id) await this.resumeReceiver(ctx, target.id);
     await this.dataSource.transaction(async (manager) => {
       await manager.update(
         RestoreEntity,
@@ -135,6 +134,8 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       );
     });
     this.logger.log(`[${ctx.requestId}] restore ${restore.id} completed on ${target.id}`);
+    // Running again: its WAL receiver goes on, on a new archive for the new data.
+    if (target.id === source.id) await this.resumeReceiver(ctx, target.id);
     await this.databaseJobs.announce(ctx, { ...target, status: 'running' });
   }
 
@@ -177,7 +178,17 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         serverId,
         archive: { url: plan.base_backup_url, sha256: plan.base_backup_sha256 },
         ...(plan.wal_segments && plan.target_time
-          ? { recovery: { segments: plan.wal_segments, targetTime: plan.target_time } }
+          ? {
+              recovery: {
+                segments: plan.wal_segments.map((w) => ({
+                  name: w.name,
+                  url: w.url,
+                  partial: w.partial,
+                  sizeBytes: w.size_bytes,
+                })),
+                targetTime: plan.target_time,
+              },
+            }
           : {}),
         archivedDatabaseName: source.name,
         databaseName: target.name,
@@ -290,7 +301,6 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     );
     if (moved.affected !== 1 || !source || !target) return;
     const kept = await this.undo(target, inPlace);
-    if (inPlace) await this.resumeReceiver(ctx, target.id);
     // The database ends `running` on its old data, or `failed` when even that could not be
     // brought back (a new database of a failed restore is `failed` in any case).
     const status = inPlace && kept ? 'running' : 'failed';
@@ -301,6 +311,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       { status, error: databaseError, storageFull: false },
     );
     await this.databaseJobs.announce(ctx, { ...target, status, error: databaseError });
+    if (inPlace) await this.resumeReceiver(ctx, target.id);
   }
 
   private reasonFor(reason: string, inPlace: boolean, bothThere: boolean): string {

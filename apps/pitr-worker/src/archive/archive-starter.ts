@@ -1,14 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { RequestContext } from '@pgcloud/contracts';
+import { ObjectStore } from '@pgcloud/storage';
 import { DataSource } from 'typeorm';
 import { BackupsClient } from '../clients/backups.client.js';
 import { DatabasesClient } from '../clients/databases.client.js';
 import { PrimarySession } from '../receivers/primary-session.js';
 import { ArchiveEntity } from './archive.entity.js';
+import { SegmentEntity } from './segment.entity.js';
+import { walPrefix } from './wal-keys.js';
 
 /**
- * Begins a database's archive: the replication slot first, so the WAL from then on is
+ * Begins a database's archive: what an earlier archive left goes, then the replication slot, so the WAL from then on is
  * kept for the receiver, then a base backup (backup-service's), which the archive covers
  * from its start. Under the row's lock, so enable and a receiver never do it twice.
  */
@@ -20,6 +23,7 @@ export class ArchiveStarter {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly databases: DatabasesClient,
     private readonly backups: BackupsClient,
+    private readonly store: ObjectStore,
   ) {}
 
   /** Starts the archive unless it has begun; answers the row as it now is. */
@@ -31,6 +35,10 @@ export class ArchiveStarter {
       });
       if (!archive) throw new Error(`PITR of ${databaseId} is gone`);
       if (!archive.enabled || archive.startLsn !== null) return archive;
+      // An earlier archive of the database (before a disable, or an in-place restore) is
+      // no longer offered; its WAL goes, so a timeline number used again cannot mix with it.
+      await this.store.deletePrefix(walPrefix(archive.projectId, databaseId));
+      await manager.delete(SegmentEntity, { databaseId });
       const owner: RequestContext = { ...ctx, userId: archive.ownerId };
       const source = await this.databases.replicationSource(owner, databaseId);
       const session = await PrimarySession.open(source);

@@ -17,8 +17,13 @@ export function toConfig(archive: ArchiveEntity | null, window: RecoveryWindow |
 /** GET pitr/receiver-status: lag_seconds is now - `to`, rounded down. */
 export function toReceiverStatus(archive: ArchiveEntity, now: Date): WalReceiverStatus {
   const to = archive.windowTo ?? archive.enabledAt;
+  // No replica holds it (all gone, or the holder died and none took over yet): whatever
+  // it last wrote, it is not streaming now.
+  const held = archive.leaseExpiresAt !== null && archive.leaseExpiresAt > now;
+  const status =
+    archive.receiverStatus === 'running' && !held ? 'starting' : archive.receiverStatus;
   return {
-    status: archive.receiverStatus,
+    status,
     started_at: archive.receiverStartedAt.toISOString(),
     last_wal_file: archive.lastWalFile,
     bytes_received: archive.bytesReceived,

@@ -56,6 +56,9 @@ export class ArchiveEntity {
   @Column({ name: 'paused_for_restore', type: 'boolean' })
   pausedForRestore: boolean;
 
+  @Column({ name: 'paused_at', type: 'timestamptz', nullable: true })
+  pausedAt: Date | null;
+
   /** Backups completed since then are still needed by the window (backup-service asks). */
   @Column({ name: 'keep_from', type: 'timestamptz', nullable: true })
   keepFrom: Date | null;
@@ -126,3 +129,9 @@ export function heldFrom(
   const { holdFrom, holdUntil } = archive;
   return holdFrom && holdUntil && holdUntil > now && holdFrom < from ? holdFrom : from;
 }
+
+/**
+ * SQL: the receiver of this row should run. A pause for a restore that never resumed it
+ * (a provisioner that died at the wrong moment) lapses after an hour.
+ */
+export const RECEIVER_ACTIVE = `enabled AND (NOT paused_for_restore OR paused_at < now() - interval '1 hour')`;

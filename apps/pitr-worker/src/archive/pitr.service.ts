@@ -87,7 +87,8 @@ export class PitrService {
               window_to = NULL, latest_wal_time = NULL, last_wal_file = NULL,
               enabled_at = now(), disabled_at = NULL, receiver_status = 'starting',
               receiver_started_at = now(), receiver_errors = 0, bytes_received = 0,
-              receiver_generation = a.receiver_generation + 1
+              receiver_generation = a.receiver_generation + 1,
+              paused_for_restore = false, paused_at = NULL, slot_to_drop = false
         WHERE NOT a.enabled
        RETURNING database_id`,
       [database.id, database.project_id, ownerId, database.name, retentionDays],
@@ -151,6 +152,7 @@ export class PitrService {
   async dropSlot(ctx: RequestContext, databaseId: string): Promise<void> {
     try {
       const archive = await this.archives().findOneByOrFail({ databaseId });
+      if (archive.enabled) return; // enabled again meanwhile: the slot is the new archive's
       const source = await this.databases.replicationSource(
         { ...ctx, userId: archive.ownerId },
         databaseId,
@@ -279,6 +281,7 @@ export class PitrService {
     const bases = baseBackupsOf(await this.backups.forArchive(ctx, archive.databaseId), {
       timeline: archive.timeline,
       startLsn: archive.startLsn,
+      startedAt: archive.enabledAt,
     });
     return this.windowOn(archive, bases);
   }

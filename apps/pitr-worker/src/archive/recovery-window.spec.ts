@@ -21,7 +21,11 @@ const backup = (
   }) satisfies ArchiveBackup;
 
 describe('recovery window', () => {
-  const archive = { timeline: 1, startLsn: 0x3000000n };
+  const archive = {
+    timeline: 1,
+    startLsn: 0x3000000n,
+    startedAt: new Date('2026-11-19T00:00:00Z'),
+  };
 
   it('builds only on completed backups of the archive: its timeline, begun after it', () => {
     const bases = baseBackupsOf(
@@ -34,6 +38,7 @@ describe('recovery window', () => {
           completed_at: null,
         }),
         backup('bkp_first', '0/3000060', '2026-11-22T10:00:00Z'),
+        backup('bkp_earlier_archive', '0/8000028', '2026-11-18T10:00:00Z'),
       ],
       archive,
     );

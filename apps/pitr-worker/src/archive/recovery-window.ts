@@ -8,15 +8,17 @@ export interface BaseBackup {
   completedAt: Date;
 }
 
-/** Where the current archive begins: its timeline and first WAL position. */
+/** Where the current archive begins: its timeline, first WAL position and time. */
 export interface ArchiveStart {
   timeline: number;
   startLsn: bigint;
+  /** Backups made before belong to an earlier archive, even on a timeline number reused. */
+  startedAt: Date;
 }
 
 /**
- * The backups the archive can restore from: completed, on its timeline, and begun after
- * the archive did (its WAL from their start on is archived), oldest first.
+ * The backups the archive can restore from: completed, on its timeline, and made after
+ * the archive began (its WAL from their start on is archived), oldest first.
  */
 export function baseBackupsOf(
   backups: readonly ArchiveBackup[],
@@ -28,6 +30,7 @@ export function baseBackupsOf(
       b.start_lsn !== null &&
       b.completed_at !== null &&
       b.timeline === archive.timeline &&
+      Date.parse(b.created_at) >= archive.startedAt.getTime() &&
       parseLsn(b.start_lsn) >= archive.startLsn
         ? [{ id: b.id, startLsn: parseLsn(b.start_lsn), completedAt: new Date(b.completed_at) }]
         : [],

@@ -19,6 +19,7 @@ export class CreatePitr1763900000000 implements MigrationInterface {
         start_lsn            bigint,
         slot_to_drop         boolean NOT NULL DEFAULT false,
         paused_for_restore   boolean NOT NULL DEFAULT false,
+        paused_at            timestamptz,
         keep_from            timestamptz,
         hold_from            timestamptz,
         hold_until           timestamptz,

@@ -9,6 +9,7 @@ const SHORT_PAGE_HEADER = 24n;
 const LONG_PAGE_HEADER = 40n;
 const SEGMENT_BYTES = 16n * 1024n * 1024n;
 const TIMEOUT_MS = 10_000;
+const COMMIT_STAMP_MARGIN_MS = 100;
 
 /** What the primary says at one moment: its clock, how far its WAL reaches, and our receiver. */
 export interface PrimarySample {
@@ -104,19 +105,21 @@ export class PrimarySession {
 
   async sample(applicationName: string): Promise<PrimarySample> {
     // The clock first, then the WAL position: a commit stamped before the clock reading
-    // was inserted before the position was (DESIGN.md section 5).
+    // was inserted before the position was read. A backend stamps its commit time just
+    // before it inserts the commit record; the margin covers one that is descheduled in
+    // between (microseconds, rarely milliseconds).
     const { rows } = await this.client.query<{
       at_ms: string;
       lsn: string;
       flushed: string | null;
       state: string | null;
     }>(
-      `SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS at_ms,
+      `SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint - $2 AS at_ms,
               pg_current_wal_insert_lsn()::text AS lsn,
               r.flush_lsn::text AS flushed, r.state
          FROM (SELECT 1) AS one
          LEFT JOIN pg_stat_replication r ON r.application_name = $1`,
-      [applicationName],
+      [applicationName, COMMIT_STAMP_MARGIN_MS],
     );
     const row = rows[0];
     if (!row) throw new Error('the server answered no sample');

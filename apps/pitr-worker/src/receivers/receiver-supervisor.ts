@@ -6,6 +6,7 @@ import { queryRows, resolveOsUser } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
 import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
+import { RECEIVER_ACTIVE } from '../archive/archive.entity.js';
 import { ArchiveStarter } from '../archive/archive-starter.js';
 import { DatabasesClient } from '../clients/databases.client.js';
 import { PitrWorkerConfig } from '../config.js';
@@ -25,6 +26,7 @@ export class ReceiverSupervisor implements OnApplicationBootstrap, OnApplication
   private readonly logger = new Logger(ReceiverSupervisor.name);
   private readonly workerId = `pitr-worker-${hostname()}-${process.pid}`;
   private readonly receivers = new Map<string, WalReceiver>();
+  private readonly stopping = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private osUser: OsUser | undefined;
@@ -54,6 +56,7 @@ export class ReceiverSupervisor implements OnApplicationBootstrap, OnApplication
     await this.ticking;
     await Promise.all([...this.receivers.values()].map((r) => r.stop()));
     this.receivers.clear();
+    await Promise.all(this.stopping.values());
     await this.dataSource
       .query(`UPDATE pitr.archives SET lease_owner = NULL WHERE lease_owner = $1`, [this.workerId])
       .catch(() => undefined);
@@ -62,52 +65,64 @@ export class ReceiverSupervisor implements OnApplicationBootstrap, OnApplication
 
   private async tick(): Promise<void> {
     try {
-      await this.releaseDisabled();
-      const held = await this.renew();
-      for (const [id, receiver] of this.receivers)
-        if (!held.has(id)) {
-          this.receivers.delete(id);
-          await receiver.stop();
-        }
+      await this.renew();
+      const rows = await queryRows<{ database_id: string; active: boolean }>(
+        this.dataSource,
+        `SELECT database_id, ${RECEIVER_ACTIVE} AS active FROM pitr.archives
+          WHERE lease_owner = $1`,
+        [this.workerId],
+      );
+      const held = new Set(rows.filter((r) => r.active).map((r) => r.database_id));
+      for (const row of rows) if (!row.active) this.retire(row.database_id, true);
+      for (const id of this.receivers.keys()) if (!held.has(id)) this.retire(id, false);
       for (const id of await this.claim(held.size)) held.add(id);
       for (const id of held)
-        if (!this.receivers.get(id) || this.receivers.get(id)?.finished) this.launch(id);
+        if (!this.stopping.has(id) && (this.receivers.get(id)?.finished ?? true)) this.launch(id);
     } catch (err) {
       this.logger.warn(`lease round failed: ${String(err)}`);
     }
   }
 
-  /** Stops the receivers of databases whose PITR went off, then gives their leases back. */
-  private async releaseDisabled(): Promise<void> {
-    const rows = await queryRows<{ database_id: string }>(
-      this.dataSource,
-      `SELECT database_id FROM pitr.archives
-        WHERE lease_owner = $1 AND (NOT enabled OR paused_for_restore)`,
-      [this.workerId],
-    );
-    for (const { database_id: id } of rows) {
-      const receiver = this.receivers.get(id);
-      this.receivers.delete(id);
-      await receiver?.stop();
-      await this.dataSource.query(
-        `UPDATE pitr.archives SET lease_owner = NULL, lease_expires_at = NULL
-          WHERE database_id = $1 AND lease_owner = $2 AND (NOT enabled OR paused_for_restore)`,
-        [id, this.workerId],
-      );
-      this.logger.log(`receiver of ${id} stopped: PITR is off, or the database is restoring`);
-    }
-  }
-
-  private async renew(): Promise<Set<string>> {
-    const rows = await queryRows<{ database_id: string }>(
-      this.dataSource,
-      `UPDATE pitr.archives
-          SET lease_expires_at = now() + make_interval(secs => $2)
-        WHERE lease_owner = $1 AND enabled AND NOT paused_for_restore
-       RETURNING database_id`,
+  /**
+   * Renews the leases of this replica; a row another transaction has locked (an archive
+   * being started) is renewed on the next tick rather than waited for.
+   */
+  private async renew(): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE pitr.archives SET lease_expires_at = now() + make_interval(secs => $2)
+        WHERE database_id IN (SELECT database_id FROM pitr.archives
+                               WHERE lease_owner = $1 AND ${RECEIVER_ACTIVE}
+                               FOR UPDATE SKIP LOCKED)`,
       [this.workerId, this.config.PITR_LEASE_SECONDS],
     );
-    return new Set(rows.map((r) => r.database_id));
+  }
+
+  /**
+   * Stops a receiver in the background, so a slow one never holds up the leases of the
+   * others; with `release`, gives the lease back once it has stopped (PITR turned off, or
+   * the database restoring in place).
+   */
+  private retire(databaseId: string, release: boolean): void {
+    if (this.stopping.has(databaseId)) return;
+    const receiver = this.receivers.get(databaseId);
+    this.receivers.delete(databaseId);
+    const stopped = (receiver?.stop() ?? Promise.resolve())
+      .then(async () => {
+        if (!release) return;
+        await this.dataSource.query(
+          `UPDATE pitr.archives SET lease_owner = NULL, lease_expires_at = NULL
+            WHERE database_id = $1 AND lease_owner = $2 AND NOT (${RECEIVER_ACTIVE})`,
+          [databaseId, this.workerId],
+        );
+        this.logger.log(
+          `receiver of ${databaseId} stopped: PITR is off, or the database is restoring`,
+        );
+      })
+      .catch((err: unknown) =>
+        this.logger.warn(`stopping the receiver of ${databaseId}: ${String(err)}`),
+      )
+      .finally(() => this.stopping.delete(databaseId));
+    this.stopping.set(databaseId, stopped);
   }
 
   /** Takes receivers nobody runs, up to PITR_MAX_RECEIVERS; a new holder starts a new receiver. */
@@ -118,8 +133,7 @@ export class ReceiverSupervisor implements OnApplicationBootstrap, OnApplication
       this.dataSource,
       `WITH free AS (
          SELECT database_id, lease_owner FROM pitr.archives
-          WHERE enabled AND NOT paused_for_restore
-            AND (lease_owner IS NULL OR lease_expires_at < now())
+          WHERE ${RECEIVER_ACTIVE} AND (lease_owner IS NULL OR lease_expires_at < now())
           ORDER BY database_id LIMIT $3 FOR UPDATE SKIP LOCKED)
        UPDATE pitr.archives a
           SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),

@@ -9,7 +9,7 @@ import { open, readFile, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
-import { ArchiveEntity } from '../archive/archive.entity.js';
+import { ArchiveEntity, RECEIVER_ACTIVE } from '../archive/archive.entity.js';
 import type { ArchiveStarter } from '../archive/archive-starter.js';
 import { coveredUntil } from '../archive/recovery-window.js';
 import { partialKey, segmentKey } from '../archive/wal-keys.js';
@@ -22,6 +22,9 @@ import type { Spool } from './spool.js';
 
 const PARTIAL = '.partial';
 const MAX_BACKOFF_MS = 30_000;
+const NOT_READY_WAIT_MS = 2000;
+// A receiver stops writing when its lease has less than this left.
+const LEASE_MARGIN_SECONDS = 2;
 
 /** What every receiver of a replica shares. */
 export interface ReceiverDeps {
@@ -99,6 +102,14 @@ export class WalReceiver {
         this.failures = 0;
       } catch (err) {
         if (this.stopping.signal.aborted || err instanceof Lost) break;
+        if (err instanceof DomainError && err.code === 'DATABASE_NOT_READY') {
+          // Not running (restoring, being deleted): nothing fails, there is nothing to stream.
+          await this.setStatus('stopped');
+          await sleep(NOT_READY_WAIT_MS, undefined, { signal: this.stopping.signal }).catch(
+            () => undefined,
+          );
+          continue;
+        }
         this.failures++;
         this.logger.warn(`receiver of ${this.databaseId} failed: ${describe(err)}`);
         await this.recordFailure();
@@ -188,7 +199,11 @@ export class WalReceiver {
     }
   }
 
-  /** One flush interval: upload, move the slot, advance the window, record it all. */
+  /**
+   * One flush interval: upload, advance the window, record it all, and only then move
+   * the slot (it must never pass what the record says is in S3). A receiver whose lease is
+   * about to run out, or whose archive changed (restart, re-enable), writes nothing.
+   */
   private async cycle(
     archive: ArchiveEntity,
     session: PrimarySession,
@@ -197,27 +212,24 @@ export class WalReceiver {
     progress: Progress,
     generation: number,
   ): Promise<RunEnd | undefined> {
+    const fence = await this.fence(generation);
+    if (fence) return fence;
     progress.samples.push({ at: sample.at, lsn: sample.lsn });
     const before = progress.archived;
     await this.upload(archive, directory, sample.flushed, progress);
-    const slotTarget = segmentStart(segmentOf(progress.archived));
-    if (slotTarget > progress.slotAt) {
-      await session.advanceSlot(slotTarget);
-      progress.slotAt = slotTarget;
-    }
     const to = coveredUntil(progress.samples, progress.archived);
     if (to) progress.samples = progress.samples.filter((s) => s.at >= to);
     const status: WalReceiverState = sample.streaming ? 'running' : 'starting';
-    const rows = await queryRows<{ receiver_generation: number }>(
+    const rows = await queryRows<{ database_id: string }>(
       this.deps.dataSource,
       `UPDATE pitr.archives
-          SET receiver_status = CASE WHEN receiver_generation = $3 THEN $4 ELSE receiver_status END,
-              archived_lsn = $5, last_wal_file = $6,
+          SET receiver_status = $4, archived_lsn = $5, last_wal_file = $6,
               window_to = GREATEST(window_to, $7::timestamptz),
               latest_wal_time = CASE WHEN $8 THEN now() ELSE latest_wal_time END,
               bytes_received = bytes_received + $9
-        WHERE database_id = $1 AND lease_owner = $2 AND enabled AND NOT paused_for_restore
-       RETURNING receiver_generation`,
+        WHERE database_id = $1 AND lease_owner = $2 AND receiver_generation = $3
+          AND ${RECEIVER_ACTIVE}
+       RETURNING database_id`,
       [
         this.databaseId,
         this.deps.workerId,
@@ -230,9 +242,32 @@ export class WalReceiver {
         Number(progress.archived - before),
       ],
     );
-    const row = rows[0];
-    if (!row) return 'stop'; // disabled, deleted, or the lease went to another replica
-    return row.receiver_generation === generation ? undefined : 'restart';
+    // Restarted, disabled, paused or taken over meanwhile: the next run sorts it out.
+    if (rows.length === 0) return 'restart';
+    const slotTarget = segmentStart(segmentOf(progress.archived));
+    if (slotTarget > progress.slotAt) {
+      await session.advanceSlot(slotTarget);
+      progress.slotAt = slotTarget;
+    }
+    return undefined;
+  }
+
+  /**
+   * Whether this receiver may still write: its lease has a few seconds left and its
+   * archive is the one it started on. Checked before every upload, so a replica that lost
+   * the lease never overwrites what the new holder stored.
+   */
+  private async fence(generation: number): Promise<RunEnd | undefined> {
+    const [row] = await queryRows<{ safe: boolean; generation: number }>(
+      this.deps.dataSource,
+      `SELECT lease_expires_at > now() + make_interval(secs => $3) AS safe,
+              receiver_generation AS generation
+         FROM pitr.archives
+        WHERE database_id = $1 AND lease_owner = $2 AND ${RECEIVER_ACTIVE}`,
+      [this.databaseId, this.deps.workerId, LEASE_MARGIN_SECONDS],
+    );
+    if (!row || !row.safe) return 'stop';
+    return row.generation === generation ? undefined : 'restart';
   }
 
   /**
@@ -312,21 +347,28 @@ export class WalReceiver {
   }
 
   private async held(): Promise<ArchiveEntity> {
-    const archive = await this.deps.dataSource.getRepository(ArchiveEntity).findOneBy({
-      databaseId: this.databaseId,
-      leaseOwner: this.deps.workerId,
-      enabled: true,
-      pausedForRestore: false,
-    });
+    const [active] = await queryRows<{ database_id: string }>(
+      this.deps.dataSource,
+      `SELECT database_id FROM pitr.archives
+        WHERE database_id = $1 AND lease_owner = $2 AND ${RECEIVER_ACTIVE}`,
+      [this.databaseId, this.deps.workerId],
+    );
+    const archive =
+      active &&
+      (await this.deps.dataSource
+        .getRepository(ArchiveEntity)
+        .findOneBy({ databaseId: this.databaseId }));
     if (!archive) throw new Lost();
     return archive;
   }
 
-  private async setStatus(status: WalReceiverState, generation: number): Promise<void> {
+  /** Shows a state, unless the receiver was restarted (a new generation) or is not ours. */
+  private async setStatus(status: WalReceiverState, generation?: number): Promise<void> {
     await this.deps.dataSource.query(
-      `UPDATE pitr.archives SET receiver_status = $4
-        WHERE database_id = $1 AND lease_owner = $2 AND enabled AND receiver_generation = $3`,
-      [this.databaseId, this.deps.workerId, generation, status],
+      `UPDATE pitr.archives SET receiver_status = $3
+        WHERE database_id = $1 AND lease_owner = $2 AND ${RECEIVER_ACTIVE}
+          AND ($4::integer IS NULL OR receiver_generation = $4)`,
+      [this.databaseId, this.deps.workerId, status, generation ?? null],
     );
   }
 
@@ -334,7 +376,7 @@ export class WalReceiver {
     await this.deps.dataSource
       .query(
         `UPDATE pitr.archives SET receiver_status = 'error', receiver_errors = receiver_errors + 1
-          WHERE database_id = $1 AND lease_owner = $2 AND enabled`,
+          WHERE database_id = $1 AND lease_owner = $2 AND ${RECEIVER_ACTIVE}`,
         [this.databaseId, this.deps.workerId],
       )
       .catch(() => undefined);

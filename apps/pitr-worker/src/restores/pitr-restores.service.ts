@@ -75,14 +75,6 @@ export class PitrRestores {
         'TARGET_TIME_INVALID',
         `target_time must lie within the recovery window, ${window.from} to ${window.to}.`,
       );
-    // The base backup it replays from stays, with the WAL after it, while the restore runs.
-    const base = bases.filter((b) => microsOf(b.completedAt) <= target.micros).at(-1);
-    await this.dataSource
-      .getRepository(ArchiveEntity)
-      .update(
-        { databaseId: archive.databaseId },
-        { holdFrom: base?.completedAt ?? null, holdUntil: new Date(Date.now() + HOLD_MS) },
-      );
     const created = await this.databases.restore(ctx, {
       project_id: ref.project_id,
       name: ref.name,
@@ -92,6 +84,17 @@ export class PitrRestores {
         ? {}
         : { target_database: request.target_database }),
     });
+    // Accepted: the base backup it replays from stays, with the WAL after it, while it
+    // runs (an older hold still in force stays too).
+    const base = bases.filter((b) => microsOf(b.completedAt) <= target.micros).at(-1);
+    if (base)
+      await this.dataSource.query(
+        `UPDATE pitr.archives
+            SET hold_from = CASE WHEN hold_until > now() AND hold_from < $2 THEN hold_from ELSE $2 END,
+                hold_until = GREATEST(hold_until, $3)
+          WHERE database_id = $1`,
+        [archive.databaseId, base.completedAt, new Date(Date.now() + HOLD_MS)],
+      );
     this.logger.log(
       `[${ctx.requestId}] PITR restore ${created.restore_id} of ${archive.databaseId} to ${target.iso}`,
     );
@@ -125,14 +128,27 @@ export class PitrRestores {
         throw new Error(
           `the archive of ${archive.databaseId} misses ${segmentName(archive.timeline, next)}`,
         );
-      wal.push({ name: segment.name, url: await this.link(segment.objectKey), partial: false });
+      wal.push({
+        name: segment.name,
+        url: await this.link(segment.objectKey),
+        partial: false,
+        size_bytes: segment.sizeBytes,
+      });
       next++;
     }
+    // Everything up to the archived position, which the window was computed on, must be
+    // there: completed segments up to its segment, and that one's `.partial`.
     const archived = archive.archivedLsn ?? archive.startLsn;
+    if (segmentOf(archived) > next)
+      throw new Error(
+        `the archive of ${archive.databaseId} misses ${segmentName(archive.timeline, next)}`,
+      );
     if (segmentOf(archived) === next && archived > segmentStart(next)) {
       const name = segmentName(archive.timeline, next);
       const key = partialKey(archive.projectId, archive.databaseId, archive.timeline, name);
-      wal.push({ name, url: await this.link(key), partial: true });
+      // What the window counts on: a `.partial` cut short would pass for the end of the WAL.
+      const size = Number(archived - segmentStart(next));
+      wal.push({ name, url: await this.link(key), partial: true, size_bytes: size });
     }
     return { ...backup, wal_segments: wal, target_time: target.iso };
   }
@@ -140,7 +156,8 @@ export class PitrRestores {
   /** An in-place restore begins: the receiver stops (its replica sees it within a second). */
   async pauseForRestore(databaseId: string): Promise<Record<string, never>> {
     await this.dataSource.query(
-      `UPDATE pitr.archives SET paused_for_restore = true, receiver_status = 'stopped'
+      `UPDATE pitr.archives
+          SET paused_for_restore = true, paused_at = now(), receiver_status = 'stopped'
         WHERE database_id = $1`,
       [databaseId],
     );
@@ -182,6 +199,7 @@ export class PitrRestores {
     return baseBackupsOf(await this.backups.forArchive(ctx, archive.databaseId), {
       timeline: archive.timeline,
       startLsn: archive.startLsn,
+      startedAt: archive.enabledAt,
     });
   }
 

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { RequestContext } from '@pgcloud/contracts';
-import { segmentName, segmentOf } from '@pgcloud/postgres';
+import { parseSegmentName, segmentOf } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
 import { DataSource } from 'typeorm';
 import { ArchiveEntity, heldFrom } from '../archive/archive.entity.js';
@@ -16,6 +16,7 @@ import { PitrWorkerConfig } from '../config.js';
 // Every replica ticks; the one that takes this lock sweeps, the others skip the round.
 const SWEEP_LOCK = 'pitr.retention';
 const DELETE_BATCH = 500;
+const PARTIAL = '.partial';
 
 /**
  * Retention (DESIGN.md section 5): WAL older than the base backup the window starts
@@ -80,6 +81,7 @@ export class RetentionSweep implements OnApplicationBootstrap, OnApplicationShut
     const bases = baseBackupsOf(await this.backups.forArchive(ctx, archive.databaseId), {
       timeline: archive.timeline,
       startLsn: archive.startLsn,
+      startedAt: archive.enabledAt,
     });
     const base = windowBase(bases, this.cutoff(archive));
     const keepFrom = segmentOf(base?.startLsn ?? archive.startLsn);
@@ -98,17 +100,7 @@ export class RetentionSweep implements OnApplicationBootstrap, OnApplicationShut
       .orderBy('s.name')
       .limit(DELETE_BATCH)
       .getMany();
-    // `.partial` objects other than that of the segment being written: of segments that
-    // have completed since, or of earlier archives.
-    const writing =
-      archive.archivedLsn === null
-        ? undefined
-        : `/${archive.timeline}/${segmentName(archive.timeline, segmentOf(archive.archivedLsn))}.partial`;
-    const partials = (await this.store.list(walPrefix(archive.projectId, archive.databaseId)))
-      .map((o) => o.key)
-      .filter(
-        (key) => key.endsWith('.partial') && (writing === undefined || !key.endsWith(writing)),
-      );
+    const partials = await this.completedPartials(archive);
     if (old.length === 0 && partials.length === 0) return;
     await this.store.deleteKeys([...old.map((s) => s.objectKey), ...partials]);
     if (old.length > 0)
@@ -118,6 +110,26 @@ export class RetentionSweep implements OnApplicationBootstrap, OnApplicationShut
     this.logger.log(
       `[${ctx.requestId}] ${old.length} WAL segment(s) of ${archive.databaseId} past retention deleted`,
     );
+  }
+
+  /**
+   * `.partial` objects of segments that have completed since, or of earlier timelines.
+   * The archive's position is read after the listing: the receiver may have moved on to
+   * a new segment (and its `.partial`) since the round began.
+   */
+  private async completedPartials(archive: ArchiveEntity): Promise<string[]> {
+    const keys = (await this.store.list(walPrefix(archive.projectId, archive.databaseId)))
+      .map((o) => o.key)
+      .filter((key) => key.endsWith(PARTIAL));
+    const now = await this.dataSource
+      .getRepository(ArchiveEntity)
+      .findOneBy({ databaseId: archive.databaseId, enabled: true });
+    if (!now?.archivedLsn || now.timeline === null) return [];
+    const writing = segmentOf(now.archivedLsn);
+    return keys.filter((key) => {
+      const segment = parseSegmentName(key.slice(key.lastIndexOf('/') + 1, -PARTIAL.length));
+      return segment && (segment.timeline !== now.timeline || segment.segno < writing);
+    });
   }
 
   /** Now - retention; earlier while a pending restore holds an older base backup. */
@@ -133,12 +145,22 @@ export class RetentionSweep implements OnApplicationBootstrap, OnApplicationShut
     if (disabledAt + retentionMs > Date.now()) return;
     if (archive.leaseOwner !== null && (archive.leaseExpiresAt?.getTime() ?? 0) > Date.now())
       return; // its receiver is still stopping
-    const deleted = await this.store.deletePrefix(walPrefix(archive.projectId, archive.databaseId));
-    await this.dataSource.transaction(async (manager) => {
+    // Under the row's lock, still disabled: an enable meanwhile waits, and its archive is
+    // never the one deleted here.
+    const deleted = await this.dataSource.transaction(async (manager) => {
+      const still = await manager.findOne(ArchiveEntity, {
+        where: { databaseId: archive.databaseId, enabled: false },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!still) return 0;
+      const objects = await this.store.deletePrefix(
+        walPrefix(archive.projectId, archive.databaseId),
+      );
       await manager.delete(SegmentEntity, { databaseId: archive.databaseId });
       // A slot still to drop keeps the record, so the sweep goes on trying.
-      if (!archive.slotToDrop)
-        await manager.delete(ArchiveEntity, { databaseId: archive.databaseId, enabled: false });
+      if (!still.slotToDrop)
+        await manager.delete(ArchiveEntity, { databaseId: archive.databaseId });
+      return objects;
     });
     this.logger.log(
       `[${ctx.requestId}] disabled archive of ${archive.databaseId} past retention: ` +

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { IsDatabaseName } from '../databases/databases.dto.js';
+import { parseTargetTime } from './target-time.js';
 
 /** The most retention_days any tier gets, and the most a Free user gets (decisions.md section 7). */
 export const PITR_MAX_RETENTION_DAYS = 35;
@@ -33,13 +34,9 @@ export class WalPageQueryDto {
   @ApiPropertyOptional({ description: 'next_cursor of the previous page.' })
   @IsOptional()
   @IsString()
-  @MaxLength(200)
+  @Matches(/^[0-9A-F]{24}$/, { message: 'cursor must be a next_cursor of this list' })
   cursor?: string;
 }
-
-/** `latest`, or ISO 8601 with up to six decimals and a zone (decisions.md section 7). */
-export const TARGET_TIME_PATTERN =
-  /^(latest|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2}))$/;
 
 /** POST .../pitr/restore. */
 export class PitrRestoreDto {
@@ -49,8 +46,14 @@ export class PitrRestoreDto {
       'The moment to restore to, inclusive (ISO 8601, up to microseconds), or `latest`: the moment the request is accepted.',
   })
   @IsString()
-  @Matches(TARGET_TIME_PATTERN, {
-    message: 'target_time must be an ISO 8601 timestamp with a zone, or latest',
+  @ValidateBy({
+    name: 'isTargetTime',
+    validator: {
+      validate: (value: unknown) =>
+        value === 'latest' || (typeof value === 'string' && parseTargetTime(value) !== undefined),
+      defaultMessage: () =>
+        'target_time must be an ISO 8601 timestamp with a zone (up to microseconds), or latest',
+    },
   })
   target_time: string;
 

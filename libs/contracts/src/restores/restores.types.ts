@@ -59,7 +59,7 @@ export interface RestorePlan {
   base_backup_sha256: string;
   base_backup_size_bytes: number;
   /** PITR: the segments to replay, from the base backup's start, oldest first. */
-  wal_segments?: { name: string; url: string; partial: boolean }[];
+  wal_segments?: { name: string; url: string; partial: boolean; size_bytes: number }[];
   /** PITR: replay stops after the last commit at or before it (`...ffffffZ`). */
   target_time?: string;
 }

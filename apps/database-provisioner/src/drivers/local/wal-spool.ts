@@ -42,8 +42,10 @@ async function fetchSegment(segment: RestoreSegment, dir: string, osUser: OsUser
   const file = await open(path, 'r+');
   try {
     const { size } = await file.stat();
-    if (segment.partial ? size > WAL_SEGMENT_BYTES : size !== WAL_SEGMENT_BYTES)
-      throw new Error(`WAL segment ${segment.name} has ${size} bytes`);
+    // Short WAL would end replay early and pass for "no commit after the target".
+    const expected = segment.partial ? segment.sizeBytes : WAL_SEGMENT_BYTES;
+    if (size < expected || size > WAL_SEGMENT_BYTES)
+      throw new Error(`WAL segment ${segment.name} has ${size} bytes, not ${expected}`);
     if (size < WAL_SEGMENT_BYTES) await file.truncate(WAL_SEGMENT_BYTES);
   } finally {
     await file.close();
