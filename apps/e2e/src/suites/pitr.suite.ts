@@ -248,6 +248,33 @@ describe('PITR, part 1: the receiver, the archive and the recovery window', () =
     });
   });
 
+  it('restart-receiver cuts the backoff after repeated failures short', async () => {
+    // Five failures in a row: the receiver now waits 16 s before its next attempt.
+    for (let failure = 1; failure <= 5; failure++) {
+      const receiver = await eventually('pg_receivewal runs', () => receivewalOf(database.id));
+      const before = await receiverStatus(owner.api, pitrPath);
+      process.kill(receiver.pid, 'SIGKILL');
+      await eventually('the failure shows', async () => {
+        const status = await receiverStatus(owner.api, pitrPath);
+        return status.errors > before.errors ? status : undefined;
+      });
+    }
+    const asked = Date.now();
+    expectData<WalReceiverStatus>(await owner.api.post(`${pitrPath}/restart-receiver`), 200);
+    const back = await eventually(
+      'the restarted receiver streams',
+      async () => {
+        const status = await receiverStatus(owner.api, pitrPath);
+        return status.status === 'running' && (await receivewalOf(database.id))
+          ? status
+          : undefined;
+      },
+      10_000,
+    );
+    assert.equal(back.errors, 0);
+    assert.ok(Date.now() - asked < 10_000, 'well before the 16 s backoff ran out');
+  });
+
   it('disables: receiver stopped, slot dropped, PITR routes answer PITR_NOT_ENABLED', async () => {
     const disabled = expectData<{ enabled: boolean; wal_receiver_status: string }>(
       await owner.api.post(`${pitrPath}/disable`),

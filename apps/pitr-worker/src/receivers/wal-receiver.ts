@@ -71,6 +71,8 @@ export class WalReceiver {
   private process: ReceivewalProcess | undefined;
   private running: Promise<void> | undefined;
   private failures = 0;
+  /** The receiver_generation of the current run: restart-receiver moves it on. */
+  private generation: number | undefined;
   private ended = false;
 
   constructor(
@@ -113,8 +115,7 @@ export class WalReceiver {
         this.failures++;
         this.logger.warn(`receiver of ${this.databaseId} failed: ${describe(err)}`);
         await this.recordFailure();
-        const backoff = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (this.failures - 1));
-        await sleep(backoff, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+        await this.backOff(Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (this.failures - 1)));
       }
     }
     this.process?.stop();
@@ -126,6 +127,7 @@ export class WalReceiver {
   private async runOnce(): Promise<RunEnd> {
     let archive = await this.held();
     const generation = archive.receiverGeneration;
+    this.generation = generation;
     await this.setStatus('starting', generation);
     const ctx: RequestContext = {
       requestId: `receiver-${this.databaseId}-${Date.now()}`,
@@ -344,6 +346,32 @@ export class WalReceiver {
       [this.databaseId, this.deps.workerId],
     );
     return this.deps.starter.start(ctx, archive.databaseId);
+  }
+
+  /**
+   * Waits before the next attempt. restart-receiver (a new generation) cuts the wait short
+   * and starts the count of failures afresh, so a receiver it restarts starts at once.
+   */
+  private async backOff(ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    while (!this.stopping.signal.aborted && Date.now() < until) {
+      await sleep(Math.min(1000, until - Date.now()), undefined, {
+        signal: this.stopping.signal,
+      }).catch(() => undefined);
+      if (this.generation !== undefined && (await this.restarted(this.generation))) {
+        this.failures = 0;
+        return;
+      }
+    }
+  }
+
+  private async restarted(generation: number): Promise<boolean> {
+    const [row] = await queryRows<{ generation: number }>(
+      this.deps.dataSource,
+      `SELECT receiver_generation AS generation FROM pitr.archives WHERE database_id = $1`,
+      [this.databaseId],
+    ).catch(() => []);
+    return row !== undefined && row.generation !== generation;
   }
 
   private async held(): Promise<ArchiveEntity> {

@@ -75,17 +75,9 @@ export class PitrRestores {
         'TARGET_TIME_INVALID',
         `target_time must lie within the recovery window, ${window.from} to ${window.to}.`,
       );
-    const created = await this.databases.restore(ctx, {
-      project_id: ref.project_id,
-      name: ref.name,
-      kind: 'pitr',
-      target_time: target.iso,
-      ...(request.target_database === undefined
-        ? {}
-        : { target_database: request.target_database }),
-    });
-    // Accepted: the base backup it replays from stays, with the WAL after it, while it
-    // runs (an older hold still in force stays too).
+    // The base backup it replays from stays, with the WAL after it, while it runs (an
+    // older hold still in force stays too). Held before the provisioner accepts, so no
+    // sweep in between takes it; a refused request's hold only lapses later.
     const base = bases.filter((b) => microsOf(b.completedAt) <= target.micros).at(-1);
     if (base)
       await this.dataSource.query(
@@ -95,6 +87,15 @@ export class PitrRestores {
           WHERE database_id = $1`,
         [archive.databaseId, base.completedAt, new Date(Date.now() + HOLD_MS)],
       );
+    const created = await this.databases.restore(ctx, {
+      project_id: ref.project_id,
+      name: ref.name,
+      kind: 'pitr',
+      target_time: target.iso,
+      ...(request.target_database === undefined
+        ? {}
+        : { target_database: request.target_database }),
+    });
     this.logger.log(
       `[${ctx.requestId}] PITR restore ${created.restore_id} of ${archive.databaseId} to ${target.iso}`,
     );
