@@ -16,3 +16,4 @@ export * from './local-daemon.js';
 export * from './bench-report.js';
 export * from './bench-database.js';
 export * from './backup-archive.js';
+export * from './eventually.js';

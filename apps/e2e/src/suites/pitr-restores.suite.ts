@@ -10,13 +10,13 @@ import type {
 } from '@pgcloud/contracts';
 import { fromMicros } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
-import { signIn } from '@pgcloud/testing';
+import { signIn, eventuallyDefined } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
 import { runningDatabase, waitForStatus } from '../support/databases.js';
 import { sleep } from '../support/device-flow.js';
 import type { Marker } from '../support/markers.js';
 import { MARKERS_TABLE_SQL, insertMarkers, markersIn, upTo } from '../support/markers.js';
-import { eventually, recoveryWindow, waitForArchive } from '../support/pitr.js';
+import { recoveryWindow, waitForArchive } from '../support/pitr.js';
 import { waitForRestore } from '../support/restores.js';
 import { psql } from '../support/databases.js';
 import { newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js';
@@ -80,7 +80,7 @@ describe('PITR restores: exactly what was committed up to the target', () => {
     await waitForArchive(owner.api, `${path()}/pitr`);
     markers = await insertMarkers(connection.connection_string, 1, MARKERS);
     const last = markers.at(-1)?.committed.micros ?? 0n;
-    await eventually('the window covers the last marker', async () => {
+    await eventuallyDefined('the window covers the last marker', async () => {
       const window = await recoveryWindow(owner.api, `${path()}/pitr`);
       return window.to && BigInt(Date.parse(window.to)) * 1000n >= last ? window : undefined;
     });
@@ -196,7 +196,7 @@ describe('PITR restores: exactly what was committed up to the target', () => {
     );
     const restoring = await waitForStatus(owner.api, project.id, 'drill', ['restoring', 'running']);
     assert.equal(restoring.status, 'restoring');
-    const status = await eventually('the receiver stops while the restore runs', async () => {
+    const status = await eventuallyDefined('the receiver stops while the restore runs', async () => {
       const current = expectData<{ status: string }>(
         await owner.api.get(`${path()}/pitr/receiver-status`),
         200,
@@ -213,7 +213,7 @@ describe('PITR restores: exactly what was committed up to the target', () => {
       'same URL, exact data',
     );
 
-    const after = await eventually(
+    const after = await eventuallyDefined(
       'a fresh base backup and window',
       async () => {
         const config = expectData<PitrConfig>(await owner.api.get(`${path()}/pitr/config`), 200);
@@ -221,14 +221,14 @@ describe('PITR restores: exactly what was committed up to the target', () => {
           ? config
           : undefined;
       },
-      120_000,
+      { timeoutMs: 120_000 },
     );
     assert.ok(
       Date.parse(after.recovery_window?.from ?? '') > Date.parse(restore.completed_at ?? ''),
       'the new window begins after the restore',
     );
     const more = await insertMarkers(connection.connection_string, 101, 110);
-    await eventually('the new window covers the new markers', async () => {
+    await eventuallyDefined('the new window covers the new markers', async () => {
       const window = await recoveryWindow(owner.api, `${path()}/pitr`);
       const last = more.at(-1)?.committed.micros ?? 0n;
       return window.to && BigInt(Date.parse(window.to)) * 1000n >= last ? window : undefined;
@@ -254,19 +254,19 @@ describe('PITR restores: exactly what was committed up to the target', () => {
       upTo(20),
       'the backup holds 1..20',
     );
-    const after = await eventually(
+    const after = await eventuallyDefined(
       'a fresh base backup and window',
       async () => {
         const config = expectData<PitrConfig>(await owner.api.get(`${path()}/pitr/config`), 200);
         return config.base_backup_id !== baseId && config.recovery_window ? config : undefined;
       },
-      120_000,
+      { timeoutMs: 120_000 },
     );
     assert.ok(
       Date.parse(after.recovery_window?.from ?? '') > Date.parse(restore.completed_at ?? ''),
     );
     const more = await insertMarkers(connection.connection_string, 201, 204);
-    await eventually('the window covers them', async () => {
+    await eventuallyDefined('the window covers them', async () => {
       const window = await recoveryWindow(owner.api, `${path()}/pitr`);
       const last = more.at(-1)?.committed.micros ?? 0n;
       return window.to && BigInt(Date.parse(window.to)) * 1000n >= last ? window : undefined;

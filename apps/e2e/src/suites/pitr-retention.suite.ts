@@ -13,11 +13,11 @@ import type {
 import { parseLsn, segmentOf } from '@pgcloud/postgres';
 import type { ObjectStore } from '@pgcloud/storage';
 import type { SignedIn, Stack } from '@pgcloud/testing';
-import { ApiClient, signIn } from '@pgcloud/testing';
+import { ApiClient, signIn, eventuallyDefined } from '@pgcloud/testing';
 import { expectData } from '../support/assertions.js';
 import { psql, runningDatabase } from '../support/databases.js';
 import { sleep } from '../support/device-flow.js';
-import { allSegments, eventually, recoveryWindow, waitForArchive } from '../support/pitr.js';
+import { allSegments, recoveryWindow, waitForArchive } from '../support/pitr.js';
 import { waitForRestore } from '../support/restores.js';
 import { ownStack } from '../support/shared-stack.js';
 
@@ -74,7 +74,7 @@ describe('PITR retention: the sweeps keep exactly what the window needs', () => 
     }
     // The window's base moves on every PERIOD_S; the sweeps (every 1-2 s) follow it, keeping
     // what the previous base needed a moment longer. Look until they have caught up.
-    const swept = await eventually(
+    const swept = await eventuallyDefined(
       'the sweeps caught up with the window',
       async () => {
         const window: RecoveryWindow = await recoveryWindow(owner.api, pitrPath);
@@ -98,8 +98,7 @@ describe('PITR retention: the sweeps keep exactly what the window needs', () => 
           stored.every((name) => segno(name) >= baseSegment);
         return caughtUp ? { window, from, base } : undefined;
       },
-      30_000,
-      500,
+      { timeoutMs: 30_000, intervalMs: 500 },
     );
     const { window, from, base } = swept;
     const now = Date.now();
@@ -131,7 +130,7 @@ describe('PITR retention: the sweeps keep exactly what the window needs', () => 
       }),
       201,
     );
-    const fromBackup = await eventually(
+    const fromBackup = await eventuallyDefined(
       'the base backup restores',
       async () => {
         const r = expectData<Restore>(
@@ -140,7 +139,7 @@ describe('PITR retention: the sweeps keep exactly what the window needs', () => 
         );
         return r.status === 'completed' || r.status === 'failed' ? r : undefined;
       },
-      180_000,
+      { timeoutMs: 180_000 },
     );
     assert.equal(fromBackup.status, 'completed', fromBackup.error);
   });

@@ -10,14 +10,13 @@ import type {
 import { fromMicros } from '@pgcloud/contracts';
 import type { ObjectStore } from '@pgcloud/storage';
 import type { SignedIn, Stack } from '@pgcloud/testing';
-import { ApiClient, signIn } from '@pgcloud/testing';
+import { ApiClient, signIn, eventuallyDefined } from '@pgcloud/testing';
 import { expectData } from '../support/assertions.js';
 import { psql, runningDatabase } from '../support/databases.js';
 import type { Marker } from '../support/markers.js';
 import { MARKERS_TABLE_SQL, insertMarkers, markersIn, upTo } from '../support/markers.js';
 import {
   allSegments,
-  eventually,
   gapsIn,
   receiverStatus,
   receivewalOf,
@@ -72,19 +71,19 @@ describe('PITR: a receiver moves to a live replica, and outages leave no gap', (
   });
 
   it('moves the receiver to the other replica when its holder is killed, with no gap', async () => {
-    const first = await eventually('a replica runs the receiver', holder);
+    const first = await eventuallyDefined('a replica runs the receiver', holder);
     const other = first === 'pitr-worker' ? 'pitr-worker-2' : 'pitr-worker';
     markers.push(...(await insertMarkers(connection.connection_string, 1, 5)));
     await stack.stopApp(first, 'SIGKILL');
     await write(FILL_SQL);
     markers.push(...(await insertMarkers(connection.connection_string, 6, 10)));
-    await eventually('the other replica took the receiver over', async () =>
+    await eventuallyDefined('the other replica took the receiver over', async () =>
       (await holder()) === other ? true : undefined,
     );
     await write(FILL_SQL);
     markers.push(...(await insertMarkers(connection.connection_string, 11, 15)));
     const last = markers.at(-1)?.committed.micros ?? 0n;
-    await eventually('the window covers the writes', async () => {
+    await eventuallyDefined('the window covers the writes', async () => {
       const window = await recoveryWindow(owner.api, pitrPath);
       return window.to && BigInt(Date.parse(window.to)) * 1000n >= last ? window : undefined;
     });
@@ -109,13 +108,13 @@ describe('PITR: a receiver moves to a live replica, and outages leave no gap', (
     markers.push(...during, ...(await insertMarkers(connection.connection_string, 26, 28)));
     await stack.startApp('pitr-worker');
     const last = markers.at(-1)?.committed.micros ?? 0n;
-    await eventually(
+    await eventuallyDefined(
       'the window covers the outage',
       async () => {
         const window = await recoveryWindow(owner.api, pitrPath);
         return window.to && BigInt(Date.parse(window.to)) * 1000n >= last ? window : undefined;
       },
-      90_000,
+      { timeoutMs: 90_000 },
     );
     const k = 20;
     const [at, next] = [markers[k - 1], markers[k]];

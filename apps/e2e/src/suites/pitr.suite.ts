@@ -11,13 +11,12 @@ import type {
 } from '@pgcloud/contracts';
 import type { ObjectStore } from '@pgcloud/storage';
 import type { SignedIn } from '@pgcloud/testing';
-import { signIn } from '@pgcloud/testing';
+import { signIn, eventuallyDefined } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
 import { psql, runningDatabase } from '../support/databases.js';
 import { sleep } from '../support/device-flow.js';
 import {
   allSegments,
-  eventually,
   receiverStatus,
   receivewalOf,
   recoveryWindow,
@@ -120,7 +119,7 @@ describe('PITR, part 1: the receiver, the archive and the recovery window', () =
   it('archives written WAL: segments whose sizes add up and match the objects in S3', async () => {
     await waitForArchive(owner.api, pitrPath);
     await write(FILL_SQL);
-    const { segments, totalCount, totalSize } = await eventually(
+    const { segments, totalCount, totalSize } = await eventuallyDefined(
       'two segments archived',
       async () => {
         const all = await allSegments(owner.api, pitrPath);
@@ -198,7 +197,7 @@ describe('PITR, part 1: the receiver, the archive and the recovery window', () =
     } finally {
       process.kill(receiver.pid, 'SIGCONT');
     }
-    await eventually('to catches up', async () => {
+    await eventuallyDefined('to catches up', async () => {
       const window = await recoveryWindow(owner.api, pitrPath);
       return Date.now() - Date.parse(window.to ?? '') < 4000 ? window : undefined;
     });
@@ -209,13 +208,13 @@ describe('PITR, part 1: the receiver, the archive and the recovery window', () =
     const receiver = await receivewalOf(database.id);
     assert.ok(receiver);
     process.kill(receiver.pid, 'SIGKILL');
-    const failed = await eventually('the failure shows', async () => {
+    const failed = await eventuallyDefined('the failure shows', async () => {
       const status = await receiverStatus(owner.api, pitrPath);
       return status.errors > before.errors ? status : undefined;
     });
     assert.ok(['error', 'starting'].includes(failed.status), failed.status);
     assert.equal(failed.started_at, before.started_at, 'the same receiver, restarted');
-    const back = await eventually('streaming again', async () => {
+    const back = await eventuallyDefined('streaming again', async () => {
       const status = await receiverStatus(owner.api, pitrPath);
       const pid = (await receivewalOf(database.id))?.pid;
       return status.status === 'running' && pid !== undefined && pid !== receiver.pid
@@ -224,7 +223,7 @@ describe('PITR, part 1: the receiver, the archive and the recovery window', () =
     });
     assert.ok(back.errors >= 1);
     await write(`INSERT INTO ledger (note) VALUES ('after the restart')`);
-    await eventually('to moves on', async () => {
+    await eventuallyDefined('to moves on', async () => {
       const window = await recoveryWindow(owner.api, pitrPath);
       return Date.now() - Date.parse(window.to ?? '') < 4000 ? window : undefined;
     });
@@ -241,7 +240,7 @@ describe('PITR, part 1: the receiver, the archive and the recovery window', () =
     assert.ok(Date.parse(restarted.started_at) > Date.parse(before.started_at));
     assert.equal(restarted.errors, 0);
     assert.equal(restarted.status, 'starting');
-    await eventually('the new receiver streams', async () => {
+    await eventuallyDefined('the new receiver streams', async () => {
       const status = await receiverStatus(owner.api, pitrPath);
       const pid = (await receivewalOf(database.id))?.pid;
       return status.status === 'running' && pid !== old?.pid ? status : undefined;
@@ -251,17 +250,17 @@ describe('PITR, part 1: the receiver, the archive and the recovery window', () =
   it('restart-receiver cuts the backoff after repeated failures short', async () => {
     // Five failures in a row: the receiver now waits 16 s before its next attempt.
     for (let failure = 1; failure <= 5; failure++) {
-      const receiver = await eventually('pg_receivewal runs', () => receivewalOf(database.id));
+      const receiver = await eventuallyDefined('pg_receivewal runs', () => receivewalOf(database.id));
       const before = await receiverStatus(owner.api, pitrPath);
       process.kill(receiver.pid, 'SIGKILL');
-      await eventually('the failure shows', async () => {
+      await eventuallyDefined('the failure shows', async () => {
         const status = await receiverStatus(owner.api, pitrPath);
         return status.errors > before.errors ? status : undefined;
       });
     }
     const asked = Date.now();
     expectData<WalReceiverStatus>(await owner.api.post(`${pitrPath}/restart-receiver`), 200);
-    const back = await eventually(
+    const back = await eventuallyDefined(
       'the restarted receiver streams',
       async () => {
         const status = await receiverStatus(owner.api, pitrPath);
@@ -269,7 +268,7 @@ describe('PITR, part 1: the receiver, the archive and the recovery window', () =
           ? status
           : undefined;
       },
-      10_000,
+      { timeoutMs: 10_000 },
     );
     assert.equal(back.errors, 0);
     assert.ok(Date.now() - asked < 10_000, 'well before the 16 s backoff ran out');
@@ -281,7 +280,7 @@ describe('PITR, part 1: the receiver, the archive and the recovery window', () =
       200,
     );
     assert.deepEqual(disabled, { enabled: false, wal_receiver_status: 'stopped' });
-    await eventually('pg_receivewal is gone', async () =>
+    await eventuallyDefined('pg_receivewal is gone', async () =>
       (await receivewalOf(database.id)) === undefined ? true : undefined,
     );
     assert.equal(
@@ -302,11 +301,11 @@ describe('PITR, part 1: the receiver, the archive and the recovery window', () =
     expectData(await owner.api.post(`${doomedPitr}/enable`, { retention_days: 1 }), 200);
     await waitForArchive(owner.api, doomedPitr);
     const prefix = `projects/${project.id}/databases/${doomed.id}/wal/`;
-    await eventually('WAL in S3', async () =>
+    await eventuallyDefined('WAL in S3', async () =>
       (await bucket.list(prefix)).length > 0 ? true : undefined,
     );
     expectData(await owner.api.delete(`/projects/${project.id}/databases/doomed`), 200);
-    await eventually('the WAL objects are gone', async () =>
+    await eventuallyDefined('the WAL objects are gone', async () =>
       (await bucket.list(prefix)).length === 0 && (await receivewalOf(doomed.id)) === undefined
         ? true
         : undefined,

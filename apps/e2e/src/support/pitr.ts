@@ -7,24 +7,8 @@ import type {
   WalReceiverStatus,
 } from '@pgcloud/contracts';
 import type { ApiClient } from '@pgcloud/testing';
+import { eventuallyDefined } from '@pgcloud/testing';
 import { expectData } from './assertions.js';
-import { sleep } from './device-flow.js';
-
-/** Polls until `check` answers a value (not undefined), and answers it. */
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 60_000,
-  everyMs = 250,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await sleep(everyMs);
-  }
-}
 
 export async function receiverStatus(api: ApiClient, pitrPath: string): Promise<WalReceiverStatus> {
   return expectData<WalReceiverStatus>(await api.get(`${pitrPath}/receiver-status`), 200);
@@ -40,14 +24,14 @@ export async function waitForArchive(
   pitrPath: string,
   timeoutMs = 90_000,
 ): Promise<RecoveryWindow> {
-  return eventually(
+  return eventuallyDefined(
     'the receiver streams and the window opens',
     async () => {
       const status = await receiverStatus(api, pitrPath);
       const window = await recoveryWindow(api, pitrPath);
       return status.status === 'running' && window.to !== null ? window : undefined;
     },
-    timeoutMs,
+    { timeoutMs },
   );
 }
 
