@@ -1,5 +1,6 @@
 // `npm test`: lint, type check and build, then the unit, integration and e2e tests in one
-// run of node's test runner (the e2e suite starts its stack once, in its own process).
+// run of node's test runner (the e2e suite starts its stack once, in its own process),
+// ending with the ten slowest suites (tools/slowest-suites.mjs).
 import { execSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
@@ -60,7 +61,15 @@ if (only !== 'unit') {
 console.log(`\n== tests: ${files.length} files`);
 const result = spawnSync(
   process.execPath,
-  ['--enable-source-maps', '--test', '--test-reporter=spec', ...files],
+  [
+    '--enable-source-maps',
+    '--test',
+    ...['spec', join(root, 'tools', 'slowest-suites.mjs')].flatMap((reporter) => [
+      `--test-reporter=${reporter}`,
+      '--test-reporter-destination=stdout',
+    ]),
+    ...files,
+  ],
   {
     cwd: root,
     stdio: 'inherit',

@@ -232,6 +232,8 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     await this.withServerLock(record.platformServiceId, () =>
       this.driver.destroy(record.platformServiceId),
     );
+    // The passwords leave with the server: nothing after this point logs in to it.
+    await this.dataSource.getRepository(CredentialsEntity).delete({ databaseId: record.id });
     // Until pitr-worker has removed the WAL archive and backup-service the backups (objects
     // first), the record stays `deleting` and this job retries: neither outlives its
     // database for long. The archive goes first: PITR's window is built on those backups.

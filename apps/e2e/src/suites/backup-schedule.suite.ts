@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Backup, Project } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
-import { ApiClient, signIn } from '@pgcloud/testing';
+import { ApiClient, eventually, signIn } from '@pgcloud/testing';
 import type { Stack } from '@pgcloud/testing';
 import type { ObjectStore } from '@pgcloud/storage';
 import { expectData } from '../support/assertions.js';
@@ -69,22 +69,40 @@ describe('automated backups: one per database and period, expired ones swept', (
         const previous = all[i - 1];
         if (previous && i >= 2) {
           const gap = Date.parse(backup.created_at) - Date.parse(previous.created_at);
-          assert.ok(gap > (PERIOD_S - 3) * 1000, `${name}: two backups ${gap} ms apart`);
+          assert.ok(gap > (PERIOD_S / 2) * 1000, `${name}: two backups ${gap} ms apart`);
         }
       }
-      const current = await automated(name);
-      const expired = all.filter((b) => Date.parse(b.expires_at ?? '') < now - 3 * CHECK_S * 1000);
+      // Expired backups leave the list, and their objects the bucket, within a few sweeps.
+      const objectOf = (backup: Backup): Promise<unknown[]> =>
+        bucket.list(`projects/${project.id}/databases/${databaseId}/base/${backup.id}.tar.zst`);
+      const expired = all.filter((b) => Date.parse(b.expires_at ?? '') < now);
       assert.ok(expired.length >= 1, `${name}: some backups expired while we watched`);
-      for (const backup of expired) {
-        assert.ok(!current.some((b) => b.id === backup.id), `${backup.id} expired and was swept`);
-        const key = `projects/${project.id}/databases/${databaseId}/base/${backup.id}.tar.zst`;
-        assert.deepEqual(await bucket.list(key), [], `the object of ${backup.id} is gone`);
-      }
-      const kept = current.filter((b) => b.status === 'completed');
+      await eventually(async () => {
+        const listed = await automated(name);
+        for (const backup of expired) {
+          assert.ok(!listed.some((b) => b.id === backup.id), `${backup.id} expired and was swept`);
+          assert.deepEqual(await objectOf(backup), [], `the object of ${backup.id} is gone`);
+        }
+      });
+      // A listed, completed backup has its object. The one exception is a backup the sweep
+      // is removing at this moment (object first, then record): it must have expired, and
+      // it leaves the list at once.
+      const kept = (await automated(name)).filter((b) => b.status === 'completed');
       assert.ok(kept.length >= 1, `${name}: the newest backups are kept`);
       for (const backup of kept) {
-        const key = `projects/${project.id}/databases/${databaseId}/base/${backup.id}.tar.zst`;
-        assert.equal((await bucket.list(key)).length, 1, `the object of ${backup.id} is there`);
+        if ((await objectOf(backup)).length === 1) continue;
+        assert.ok(
+          Date.parse(backup.expires_at ?? '') <= Date.now(),
+          `the object of ${backup.id}, which has not expired, is there`,
+        );
+        await eventually(
+          async () =>
+            assert.ok(
+              !(await automated(name)).some((b) => b.id === backup.id),
+              `${backup.id}, whose object the sweep removed, leaves the list`,
+            ),
+          { timeoutMs: 5_000 },
+        );
       }
     }
   });

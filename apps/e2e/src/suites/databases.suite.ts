@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { Database, Project } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
-import { signIn } from '@pgcloud/testing';
+import { eventually, signIn } from '@pgcloud/testing';
 import pg from 'pg';
 import { expectData, expectError } from '../support/assertions.js';
 import {
@@ -237,26 +237,25 @@ describe('databases: real PostgreSQL servers', () => {
     );
     assert.equal(detail.database_count, 0);
 
+    // The server, its data directory and its credentials go in the background, together.
     await waitUntilClosed(connection.port);
-    for (
-      let i = 0;
-      i < 50 && serverDirs(stack.env['DATA_DIR'] ?? '').includes(database.platform_service_id);
-      i++
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    assert.ok(
-      !serverDirs(stack.env['DATA_DIR'] ?? '').includes(database.platform_service_id),
-      'its data directory is gone',
+    const dataDir = stack.env['DATA_DIR'] ?? '';
+    await eventually(() =>
+      assert.ok(
+        !serverDirs(dataDir).includes(database.platform_service_id),
+        'its data directory is gone',
+      ),
     );
     const metadata = new pg.Client({ connectionString: stack.env['DATABASE_URL'] });
     await metadata.connect();
     try {
-      const { rows } = await metadata.query(
-        'SELECT 1 FROM provisioner.credentials WHERE database_id = $1',
-        [database.id],
-      );
-      assert.equal(rows.length, 0, 'its credentials are gone');
+      await eventually(async () => {
+        const { rows } = await metadata.query(
+          'SELECT 1 FROM provisioner.credentials WHERE database_id = $1',
+          [database.id],
+        );
+        assert.equal(rows.length, 0, 'its credentials are gone');
+      });
     } finally {
       await metadata.end();
     }
