@@ -101,7 +101,7 @@ describe('automated backups: one per database and period, expired ones swept', (
               !(await automated(name)).some((b) => b.id === backup.id),
               `${backup.id}, whose object the sweep removed, leaves the list`,
             ),
-          { timeoutMs: 5_000 },
+          { timeoutMs: 10_000 },
         );
       }
     }

@@ -1,13 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ApiResponse, SignedIn } from '@pgcloud/testing';
-import { ApiClient, PrivateRabbitMq, Stack, signIn } from '@pgcloud/testing';
+import { ApiClient, PrivateRabbitMq, Stack, eventually, signIn } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
 import { sleep } from '../support/device-flow.js';
 
 const RPC_TIMEOUT_MS = 2000;
-/** A request may take the RPC timeout and a little more, never longer. */
-const ANSWER_BOUND_MS = RPC_TIMEOUT_MS + 2000;
+/**
+ * A request may take the RPC timeout and some more, never hang: the slack is for a busy
+ * machine (these tests state that the timeout applies, not how fast the gateway is).
+ */
+const ANSWER_BOUND_MS = RPC_TIMEOUT_MS + 5000;
+/** How soon requests succeed again once the broker is back (what the test promises). */
+const RECOVERY_BOUND_MS = 10_000;
 
 async function timed(
   request: Promise<ApiResponse<unknown>>,
@@ -74,17 +79,30 @@ describe('outages of a service and of the broker', () => {
 
     await broker.resume();
     const backAt = Date.now();
-    let recovered: ApiResponse<unknown> | undefined;
-    while (!recovered && Date.now() - backAt < 10_000) {
+    // Recovered when a request sent within the bound succeeds, however long it then takes
+    // to answer (that is bounded on its own).
+    let last: ApiResponse<unknown> | undefined;
+    for (;;) {
+      const sentAfterMs = Date.now() - backAt;
+      assert.ok(
+        sentAfterMs < RECOVERY_BOUND_MS,
+        `requests succeed again within 10 s of the broker coming back; the last answered ` +
+          `${last?.status}: ${JSON.stringify(last?.body)}`,
+      );
       const [response, elapsed] = await timed(user.api.get('/projects'));
       assert.ok(elapsed < ANSWER_BOUND_MS, `answered after ${elapsed} ms`);
-      if (response.status === 200) recovered = response;
-      else await sleep(250);
+      if (response.status === 200) break;
+      last = response;
+      await sleep(250);
     }
-    assert.ok(recovered, 'requests succeed again within 10 s of the broker coming back');
-    assert.ok(Date.now() - backAt < 10_000);
     expectData(await user.api.post('/projects', { name: 'after-outage' }), 201);
-    const health = expectData<{ status: string }>(await user.api.get('/'), 200);
-    assert.equal(health.status, 'healthy');
+    // Every other service reconnects to the broker on its own schedule: healthy once all do.
+    await eventually(
+      async () => {
+        const health = expectData<{ status: string }>(await user.api.get('/'), 200);
+        assert.equal(health.status, 'healthy');
+      },
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
   });
 });

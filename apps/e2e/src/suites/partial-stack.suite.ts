@@ -52,6 +52,8 @@ describe('a stack with a short device TTL and no project-service', () => {
     const startedAt = Date.now();
     expectError(await user.get('/projects'), 503, 'SERVICE_UNAVAILABLE');
     const elapsed = Date.now() - startedAt;
-    assert.ok(elapsed >= 1400 && elapsed < 5000, `answered after ${elapsed} ms`);
+    // It waited out the 1.5 s RPC timeout, and then answered: the upper bound has slack
+    // for a busy machine, it only tells an answer from a hang.
+    assert.ok(elapsed >= 1400 && elapsed < 1500 + 5000, `answered after ${elapsed} ms`);
   });
 });
