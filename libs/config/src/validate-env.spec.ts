@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CommonEnv } from './common-env.js';
-import { ConfigError, parsePairs, validateEnv } from './validate-env.js';
+import { ConfigError, parsePairs, shownValue, validateEnv } from './validate-env.js';
 
 describe('validateEnv', () => {
   it('applies defaults and converts numbers', () => {
@@ -18,6 +18,27 @@ describe('validateEnv', () => {
         err.problems.some((p) => p.startsWith('RPC_TIMEOUT_MS=')) &&
         err.problems.some((p) => p.startsWith('DATABASE_URL=')),
     );
+  });
+
+  it('masks secrets in what it names: URL passwords, and secret settings whole', () => {
+    assert.throws(
+      () =>
+        validateEnv(CommonEnv, {
+          DATABASE_URL: 'mysql://pgcloud:s3cr3t-pw@db.internal:5432/pgcloud',
+          RABBITMQ_URL: 'not a url, but amqp://guest:hunter2@broker',
+        }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.doesNotMatch(err.message, /s3cr3t-pw|hunter2/);
+        assert.match(err.message, /DATABASE_URL="mysql:\/\/pgcloud:\*\*\*@db\.internal:5432/);
+        return true;
+      },
+    );
+    assert.equal(shownValue('S3_SECRET_ACCESS_KEY', 'abc/def'), '(secret, 7 characters)');
+    assert.equal(shownValue('ENCRYPTION_KEY', 'xyz'), '(secret, 3 characters)');
+    assert.equal(shownValue('GITHUB_CLIENT_ID', 'Iv1.abc'), '"Iv1.abc"');
+    assert.equal(shownValue('DAEMON_TOKEN_FILE', '/run/token'), '"/run/token"');
+    assert.equal(shownValue('PORT', undefined), 'null');
   });
 
   it('parses id=name pairs', () => {

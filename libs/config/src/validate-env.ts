@@ -30,11 +30,28 @@ export function validateEnv<T extends object>(
     throw new ConfigError(
       errors.map(
         (e) =>
-          `${e.property}=${JSON.stringify(env[e.property] ?? null)}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+          `${e.property}=${shownValue(e.property, env[e.property])}: ${Object.values(e.constraints ?? {}).join('; ')}`,
       ),
     );
   }
   return config;
+}
+
+// Names of settings whose whole value is a secret (a path to a secret's file is not one).
+const SECRET_NAME = /PASSWORD|SECRET|TOKEN|_KEY($|_)|CREDENTIAL/i;
+const PATH_NAME = /_(FILE|PATH|DIR)$/i;
+// The password of a URL's user information, as in postgres://user:password@host.
+const URL_PASSWORD = /(\/\/[^/@\s:]*:)[^/@\s]*@/g;
+
+/**
+ * A setting's value as an error may show it: secrets by name are never shown, and the
+ * password of any URL in a value is masked (decisions.md section 11).
+ */
+export function shownValue(name: string, value: string | undefined): string {
+  if (value === undefined) return 'null';
+  if (SECRET_NAME.test(name) && !PATH_NAME.test(name))
+    return `(secret, ${value.length} characters)`;
+  return JSON.stringify(value.replace(URL_PASSWORD, '$1***@'));
 }
 
 /** Parses `id=name,id=name` lists such as REGIONS. */
