@@ -5,6 +5,7 @@ import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { ServiceName } from '@pgcloud/contracts';
 import type { ObjectStore } from '@pgcloud/storage';
@@ -65,6 +66,8 @@ export class Stack {
   private static readonly logDirs: string[] = [];
   /** Running processes by instance name: the app's name, or `api-gateway-2` and so on. */
   private readonly children = new Map<string, ChildProcess>();
+  // Per app: ends its log file once its output is read, answering when the file is closed.
+  private readonly logEnds = new Map<string, () => Promise<void>>();
   /** The local S3 this stack started (none when S3_ENDPOINT names one). */
   private localS3: LocalS3 | undefined;
   readonly logDir: string;
@@ -185,16 +188,26 @@ export class Stack {
     const child = this.children.get(name);
     this.children.delete(name);
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    // 'close' comes after 'exit', once the app's output has been read to its end (a process
+    // it started may hold its pipes open longer: then its log ends a little after the exit).
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill(signal);
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     await exited;
     clearTimeout(timer);
+    await Promise.race([closed, delay(2000)]);
+    await this.logEnds.get(name)?.();
+  }
+
+  /** Stops every app; their logs are complete when this answers. */
+  async stopApps(): Promise<void> {
+    for (const app of [...this.children.keys()].reverse()) await this.stopApp(app);
   }
 
   /** Stops every app and, for an isolated stack, drops its database and queues. */
   async stop(): Promise<void> {
-    for (const app of [...this.children.keys()].reverse()) await this.stopApp(app);
+    await this.stopApps();
     await stopLocalServers(this.dataDir, this.env['PG_OS_USER']);
     if (this.options.isolated) {
       await dropIsolatedResources(this.env);
@@ -228,6 +241,11 @@ export class Stack {
       const file = createWriteStream(join(this.logDir, `${app}.log`), { flags: 'a' });
       child.stdout?.pipe(file, { end: false });
       child.stderr?.pipe(file, { end: false });
+      const closed = new Promise<void>((resolve) => file.once('close', () => resolve()));
+      this.logEnds.set(app, () => {
+        file.end();
+        return closed;
+      });
       return;
     }
     const prefix = `[${app}]`.padEnd(18);

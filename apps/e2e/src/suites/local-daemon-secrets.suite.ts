@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { LocalDatabaseDetail } from '@pgcloud/contracts';
 import { expectData } from '../support/assertions.js';
+import { settledLog } from '../support/local-daemon.js';
 import { sharedDaemon } from '../support/shared-daemon.js';
 
 describe('local daemon: secrets stay out of the logs', () => {
@@ -21,7 +21,8 @@ describe('local daemon: secrets stay out of the logs', () => {
       join(daemon.env['DAEMON_DATA_DIR'] ?? '', 'server', 'postgresql.log'),
     ];
     for (const file of logs) {
-      const text = await readFile(file, 'utf8');
+      // Read once the output of the requests above has all reached it.
+      const text = await settledLog(file);
       assert.ok(text.length > 0, `${file} is not empty`);
       for (const [what, secret] of Object.entries(secrets))
         assert.ok(!text.includes(secret), `the ${what} is in ${file}`);

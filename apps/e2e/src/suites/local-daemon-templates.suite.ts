@@ -73,14 +73,16 @@ describe('local daemon: databases from templates', () => {
     assert.ok((temporary[0]?.count ?? 0) >= 2);
   });
 
-  it('copies the template in under a second, with every count, and its rows', async () => {
+  it('copies the template quickly, with every count, and its rows', async () => {
     const started = performance.now();
     const copy = expectData<LocalDatabaseDetail>(
       await api.post('/databases', { name: 'shop-dev', template: 'shop-template' }),
       201,
     );
     const elapsed = performance.now() - started;
-    assert.ok(elapsed < 1000, `create from template took ${Math.round(elapsed)} ms`);
+    // A file copy, about 0.1 s even for 100 MB (bench/'s daemon-template measures it): the
+    // bound here is generous, so that a busy machine never breaks it.
+    assert.ok(elapsed < 10_000, `create from template took ${Math.round(elapsed)} ms`);
     assert.equal(copy.name, 'shop-dev');
     assert.deepEqual(counts(copy), TEMPLATE_COUNTS);
     assert.ok(copy.size > 1_000_000, `size ${copy.size}`);

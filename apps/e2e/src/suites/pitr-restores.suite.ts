@@ -10,10 +10,9 @@ import type {
 } from '@pgcloud/contracts';
 import { fromMicros } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
-import { signIn, eventuallyDefined } from '@pgcloud/testing';
+import { signIn, eventually, eventuallyDefined } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
 import { runningDatabase, waitForStatus } from '../support/databases.js';
-import { sleep } from '../support/device-flow.js';
 import type { Marker } from '../support/markers.js';
 import { MARKERS_TABLE_SQL, insertMarkers, markersIn, upTo } from '../support/markers.js';
 import { recoveryWindow, waitForArchive } from '../support/pitr.js';
@@ -111,11 +110,14 @@ describe('PITR restores: exactly what was committed up to the target', () => {
   it('restores `latest` and a target after the last commit of an idle database', async () => {
     const latest = await restoreCopy('latest');
     assert.deepEqual(latest.markers, upTo(MARKERS));
-    await sleep(3000); // idle: no commit after the last marker
-    const window = await recoveryWindow(owner.api, `${path()}/pitr`);
+    // Idle since the last marker: `to` moves on past it with the primary's clock.
     const lastMarker = markers.at(-1)?.committed.micros ?? 0n;
-    const target = fromMicros(BigInt(Date.parse(window.to ?? '')) * 1000n);
-    assert.ok(target.micros > lastMarker + 1_000_000n, 'the target is well after the last commit');
+    const target = await eventually(async () => {
+      const window = await recoveryWindow(owner.api, `${path()}/pitr`);
+      const to = fromMicros(BigInt(Date.parse(window.to ?? '')) * 1000n);
+      assert.ok(to.micros > lastMarker + 1_000_000n, 'the target is well after the last commit');
+      return to;
+    });
     assert.deepEqual((await restoreCopy(target.iso)).markers, upTo(MARKERS));
   });
 
@@ -196,13 +198,16 @@ describe('PITR restores: exactly what was committed up to the target', () => {
     );
     const restoring = await waitForStatus(owner.api, project.id, 'drill', ['restoring', 'running']);
     assert.equal(restoring.status, 'restoring');
-    const status = await eventuallyDefined('the receiver stops while the restore runs', async () => {
-      const current = expectData<{ status: string }>(
-        await owner.api.get(`${path()}/pitr/receiver-status`),
-        200,
-      );
-      return current.status === 'stopped' ? current : undefined;
-    });
+    const status = await eventuallyDefined(
+      'the receiver stops while the restore runs',
+      async () => {
+        const current = expectData<{ status: string }>(
+          await owner.api.get(`${path()}/pitr/receiver-status`),
+          200,
+        );
+        return current.status === 'stopped' ? current : undefined;
+      },
+    );
     assert.equal(status.status, 'stopped');
     const restore = await waitForRestore(owner.api, path(), created.restore_id);
     assert.equal(restore.status, 'completed', restore.error);

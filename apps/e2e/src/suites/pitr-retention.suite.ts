@@ -13,7 +13,7 @@ import type {
 import { parseLsn, segmentOf } from '@pgcloud/postgres';
 import type { ObjectStore } from '@pgcloud/storage';
 import type { SignedIn, Stack } from '@pgcloud/testing';
-import { ApiClient, signIn, eventuallyDefined } from '@pgcloud/testing';
+import { ApiClient, signIn, eventually, eventuallyDefined } from '@pgcloud/testing';
 import { expectData } from '../support/assertions.js';
 import { psql, runningDatabase } from '../support/databases.js';
 import { sleep } from '../support/device-flow.js';
@@ -73,10 +73,12 @@ describe('PITR retention: the sweeps keep exactly what the window needs', () => 
       await sleep(3000);
     }
     // The window's base moves on every PERIOD_S; the sweeps (every 1-2 s) follow it, keeping
-    // what the previous base needed a moment longer. Look until they have caught up.
-    const swept = await eventuallyDefined(
-      'the sweeps caught up with the window',
+    // what the previous base needed a moment longer. Look until they have caught up, and ask
+    // for the restore to `from` right then: asked just after the base moved on, `from` is
+    // outside the window (422, nothing held) and the next round looks again.
+    const swept = await eventually(
       async () => {
+        const asked = Date.now();
         const window: RecoveryWindow = await recoveryWindow(owner.api, pitrPath);
         const from = Date.parse(window.from ?? '');
         const { backups } = expectData<{ backups: Backup[] }>(
@@ -84,39 +86,55 @@ describe('PITR retention: the sweeps keep exactly what the window needs', () => 
           200,
         );
         const base = backups.find((b) => b.completed_at && Date.parse(b.completed_at) === from);
-        if (!base) return undefined;
+        assert.ok(base, `the base of the window from ${window.from} is listed`);
         const older = backups.filter((b) => Date.parse(b.completed_at ?? b.created_at) < from);
+        assert.deepEqual(
+          older.map((b) => b.id),
+          [],
+          'the backups before the base are gone',
+        );
         const baseSegment = segmentOf(parseLsn(base.start_lsn ?? ''));
         const { segments } = await allSegments(owner.api, pitrPath);
+        const first = segments[0]?.filename;
+        assert.ok(
+          first && segno(first) === baseSegment,
+          `the WAL before the base is gone (${first})`,
+        );
         const stored = (await bucket.list(`projects/${project.id}/databases/${database.id}/wal/`))
           .map((o) => o.key.slice(o.key.lastIndexOf('/') + 1))
           .filter((name) => !name.endsWith('.partial'));
-        const caughtUp =
-          older.length === 0 &&
-          segno(segments[0]?.filename ?? '') === baseSegment &&
-          stored.length > 0 &&
-          stored.every((name) => segno(name) >= baseSegment);
-        return caughtUp ? { window, from, base } : undefined;
+        assert.ok(stored.length > 0, 'segments are stored');
+        assert.deepEqual(
+          stored.filter((name) => segno(name) < baseSegment),
+          [],
+          'the objects before the base are gone',
+        );
+        const answer = await owner.api.post(`${pitrPath}/restore`, {
+          target_time: new Date(from).toISOString(),
+          target_database: 'kept-from',
+        });
+        assert.notEqual(answer.status, 422, `from left the window: ${JSON.stringify(answer.body)}`);
+        return { window, from, base, backups, asked, answer };
       },
-      { timeoutMs: 30_000, intervalMs: 500 },
+      { timeoutMs: 60_000, intervalMs: 500 },
     );
-    const { window, from, base } = swept;
+    const { window, from, base, backups, asked } = swept;
+    const pitr = expectData<CreatedPitrRestore>(swept.answer, 201);
     const now = Date.now();
     assert.ok(from <= now - DAY_S * 1000, `from ${window.from} reaches back a whole retention day`);
-    assert.ok(
-      from >= now - (DAY_S + PERIOD_S + 10) * 1000,
-      `from ${window.from} is not older than needed`,
+    // Not older than needed: the newest backup a whole retention day old when the window was
+    // asked for (whatever the pace at which backups were made and completed).
+    const skipped = backups.filter((b) => {
+      const completed = b.status === 'completed' ? Date.parse(b.completed_at ?? '') : NaN;
+      return completed > from && completed <= asked - DAY_S * 1000;
+    });
+    assert.deepEqual(
+      skipped.map((b) => b.id),
+      [],
+      `from ${window.from} is the newest backup a retention day old`,
     );
     assert.ok(Date.parse(base.expires_at ?? '') < now, 'the base is kept although it has expired');
 
-    const fromTarget = new Date(from).toISOString();
-    const pitr = expectData<CreatedPitrRestore>(
-      await owner.api.post(`${pitrPath}/restore`, {
-        target_time: fromTarget,
-        target_database: 'kept-from',
-      }),
-      201,
-    );
     const restored: Restore = await waitForRestore(owner.api, databasePath, pitr.restore_id);
     assert.equal(restored.status, 'completed', restored.error);
     const copy = expectData<ConnectionDetails>(

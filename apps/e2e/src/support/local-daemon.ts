@@ -1,6 +1,9 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import type { LocalConnection } from '@pgcloud/contracts';
 import type { ApiResponse } from '@pgcloud/testing';
+import { eventually } from '@pgcloud/testing';
 import pg from 'pg';
 
 /**
@@ -75,4 +78,23 @@ export async function serverDatabases(connection: LocalConnection): Promise<stri
     'SELECT datname, oid FROM pg_database ORDER BY datname',
   );
   return rows.map((row) => `${row.datname}:${row.oid}`);
+}
+
+/**
+ * A log file's text once it has stopped growing: a process's output reaches its file
+ * through a pipe a moment after the answer to the request that made it, and a read right
+ * after the answer may miss its last lines.
+ */
+export async function settledLog(file: string, quietMs = 1000): Promise<string> {
+  let before: string | undefined;
+  return eventually(
+    async () => {
+      const text = await readFile(file, 'utf8');
+      const settled = text === before;
+      before = text;
+      assert.ok(settled, `${file} is still being written`);
+      return text;
+    },
+    { timeoutMs: 30_000, intervalMs: quietMs },
+  );
 }
