@@ -89,20 +89,23 @@ describe('job leases on the real PostgreSQL', { timeout: 60_000 }, () => {
   });
 
   it('keeps renewing the lease of a handler that outlives it, so no other worker takes it', async () => {
+    // Renewed every third of the lease: a renewal may come up to two thirds of a lease
+    // late (a busy machine) before the job is lost, and the handler outlives 2.5 leases.
+    const leaseSeconds = 4;
     let firstCalls = 0;
     let secondCalls = 0;
     const slow = async (): Promise<void> => {
       firstCalls += 1;
-      await sleep(5000);
+      await sleep(leaseSeconds * 2500);
     };
-    db.runner({ leaseSeconds: 2, handlers: { slow } });
+    db.runner({ leaseSeconds, handlers: { slow } });
     await enqueue(dataSource, { type: 'slow', key: 'k', payload: {} });
     await waitFor('claimed', db.statusIs('slow', 'k', 'running'));
     db.runner({
-      leaseSeconds: 2,
+      leaseSeconds,
       handlers: { slow: () => Promise.resolve(void (secondCalls += 1)) },
     });
-    await waitFor('done', db.statusIs('slow', 'k', 'done'), 12000);
+    await waitFor('done', db.statusIs('slow', 'k', 'done'), 40_000);
     assert.equal(firstCalls, 1);
     assert.equal(secondCalls, 0);
     assert.equal((await db.job('slow', 'k')).attempts, 1);
@@ -124,10 +127,14 @@ describe('job leases on the real PostgreSQL', { timeout: 60_000 }, () => {
     });
     await enqueue(dataSource, { type: 'stolen', key: 'k', payload: {} });
     await waitFor('the handler to start', started.settled);
+    // As another worker's claim would: its name and a lease of its own. Without the fresh
+    // lease, ours lapses 0.6 s after its last renewal and this worker, still polling until
+    // stop(), would claim the job back.
     await dataSource.query(
-      `UPDATE ${SCHEMA}.jobs SET locked_by = 'worker-elsewhere' WHERE type = 'stolen'`,
+      `UPDATE ${SCHEMA}.jobs SET locked_by = 'worker-elsewhere', lease_until = now() + interval '1 hour'
+       WHERE type = 'stolen'`,
     );
-    await waitFor('the abort', () => abortReason !== '', 3000);
+    await waitFor('the abort', () => abortReason !== '', 30_000);
     await worker.stop();
     assert.match(abortReason, /lease was lost/);
     const row = await db.job('stolen', 'k');

@@ -25,7 +25,8 @@ describe('JobRunner on the real PostgreSQL', { timeout: 60_000 }, () => {
     await sleep(100); // the first poll has found nothing
     assert.equal(await enqueue(dataSource, { type: 'once', key: 'db1', payload: { n: 1 } }), true);
     worker.wake();
-    await waitFor('done', db.statusIs('once', 'db1', 'done'), 2000);
+    // Well inside the poll interval: done by then, only wake() can have started it.
+    await waitFor('done', db.statusIs('once', 'db1', 'done'), 20_000);
     await sleep(200);
     assert.equal(seen.length, 1);
     assert.deepEqual(seen[0]?.payload, { n: 1 });
@@ -142,12 +143,16 @@ describe('JobRunner on the real PostgreSQL', { timeout: 60_000 }, () => {
   it('runs at most `concurrency` handlers at once', async () => {
     let running = 0;
     let most = 0;
+    // Handlers hold until the test lets them go, so two overlap however slowly the jobs
+    // are enqueued and claimed.
+    const release = db.hang();
     db.runner({
       concurrency: 2,
       handlers: {
         busy: async () => {
           running += 1;
           most = Math.max(most, running);
+          await release.promise;
           await sleep(150);
           running -= 1;
         },
@@ -155,16 +160,27 @@ describe('JobRunner on the real PostgreSQL', { timeout: 60_000 }, () => {
     });
     for (let i = 0; i < 5; i++)
       await enqueue(dataSource, { type: 'busy', key: `k${i}`, payload: {} });
+    await waitFor('two handlers at once', () => running === 2);
+    // Three jobs wait meanwhile: a runner past its concurrency would start one within a
+    // poll (50 ms).
+    await sleep(500);
+    release.resolve();
     await waitFor('all done', async () => (await db.jobCount('busy', 'done')) === 5);
     assert.equal(most, 2);
   });
 
   it('stops claiming on stop() and waits for the running handler', async () => {
     let finished = 0;
+    // The first handler holds until stop() has begun: were it to end before, the runner
+    // would rightly claim the second job.
+    const started = db.hang();
+    const stopCalled = db.hang();
     const worker = db.runner({
       concurrency: 1,
       handlers: {
         graceful: async () => {
+          started.resolve();
+          await stopCalled.promise;
           await sleep(300);
           finished += 1;
         },
@@ -172,8 +188,11 @@ describe('JobRunner on the real PostgreSQL', { timeout: 60_000 }, () => {
     });
     await enqueue(dataSource, { type: 'graceful', key: 'a', payload: {} });
     await enqueue(dataSource, { type: 'graceful', key: 'b', payload: {} });
-    await waitFor('the first claim', async () => (await db.jobCount('graceful', 'running')) === 1);
-    await worker.stop();
+    await waitFor('the first handler to start', started.settled);
+    assert.equal(await db.jobCount('graceful', 'running'), 1);
+    const stopping = worker.stop(); // stops claiming at once, then waits
+    stopCalled.resolve();
+    await stopping;
     assert.equal(finished, 1);
     assert.equal(await db.jobCount('graceful', 'done'), 1);
     assert.equal(await db.jobCount('graceful', 'queued'), 1);
