@@ -5,7 +5,6 @@ import { EventPublisher, HealthController, SERVICE_NAME, ServiceClient } from '@
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { BackupsClient } from './backups-client/backups.client.js';
 import { ProvisionerConfig } from './config.js';
-import { loadEncryptionKey } from './credentials/encryption-key.js';
 import { SecretBox } from './credentials/secret-box.js';
 import { CredentialsEntity, DatabaseEntity } from './databases/database.entity.js';
 import { DatabaseJobs } from './databases/database.jobs.js';
@@ -23,6 +22,7 @@ import { RestoresController } from './restores/restores.controller.js';
 import { RestoresService } from './restores/restores.service.js';
 import { CreateRestores1763810000000 } from './migrations/1763810000000-create-restores.js';
 import { RestoreTargetText1763910000000 } from './migrations/1763910000000-restore-target-text.js';
+import { resealCredentials } from './migrations/1764100000000-reseal-credentials.js';
 import { Reconciler } from './reconcile/reconciler.js';
 
 export const PROVISIONER_SCHEMA = 'provisioner';
@@ -31,7 +31,8 @@ const ENTITIES = [DatabaseEntity, CredentialsEntity, RestoreEntity];
 /** database-provisioner: databases, their credentials and their servers. */
 @Module({})
 export class AppModule {
-  static forRoot(config: ProvisionerConfig): DynamicModule {
+  /** `secrets` holds the key (encryption-key.ts): a migration needs it too. */
+  static forRoot(config: ProvisionerConfig, secrets: SecretBox): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -44,6 +45,7 @@ export class AppModule {
             StorageLimit1763790000000,
             CreateRestores1763810000000,
             RestoreTargetText1763910000000,
+            resealCredentials(secrets),
           ],
         }),
         TypeOrmModule.forFeature(ENTITIES),
@@ -53,10 +55,7 @@ export class AppModule {
         { provide: ProvisionerConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'database-provisioner' },
         { provide: EventPublisher, useFactory: () => new EventPublisher(config) },
-        {
-          provide: SecretBox,
-          useFactory: () => new SecretBox(loadEncryptionKey(config.ENCRYPTION_KEY, config.dataDir)),
-        },
+        { provide: SecretBox, useValue: secrets },
         {
           provide: DatabaseDriver,
           useFactory: () =>

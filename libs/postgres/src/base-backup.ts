@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { BASE_ENV } from './os-user.js';
+import { reserveWal } from './wal-reservation.js';
 
 /** Where a base backup is taken from: a server's replication role, over TLS. */
 export interface BaseBackupSource {
@@ -35,8 +36,9 @@ export interface BaseBackupStream {
 
 /**
  * pg_basebackup's arguments for one zstd-compressed tar on stdout holding the WAL the
- * backup needs (`-X fetch`: stdout allows no streamed WAL), after a fast checkpoint
- * (without `-c fast` it may wait minutes for one). Also what bench/ runs by hand.
+ * backup needs (`-X fetch`: stdout allows no streamed WAL, so startBaseBackup reserves
+ * it first), after a fast checkpoint (without `-c fast` it may wait minutes for one). Also
+ * what bench/ runs by hand.
  */
 export const BASE_BACKUP_ARGS = [
   '--pgdata=-',
@@ -51,17 +53,28 @@ export const BASE_BACKUP_ARGS = [
 const STDERR_KEPT_BYTES = 16 * 1024;
 const STDERR_LINES_IN_ERRORS = 6;
 
-/** Starts pg_basebackup against `source`, streaming the archive to its stdout. */
+/**
+ * Starts pg_basebackup against `source`, streaming the archive to its stdout, with the
+ * server's WAL reserved for the backup's whole run (wal-reservation.ts) and released when
+ * pg_basebackup exits.
+ */
 export async function startBaseBackup(options: {
   pgBinDir: string;
   source: BaseBackupSource;
   applicationName?: string;
 }): Promise<BaseBackupStream> {
   const { source } = options;
+  const reservation = await reserveWal(source);
   // libpq reads the CA only from a file; the directory is ours alone and removed at exit.
-  const dir = await mkdtemp(join(tmpdir(), 'pgcloud-basebackup-'));
+  const dir = await mkdtemp(join(tmpdir(), 'pgcloud-basebackup-')).catch(async (err) => {
+    await reservation.release();
+    throw err;
+  });
   const caFile = join(dir, 'ca.pem');
-  await writeFile(caFile, source.caPem, { mode: 0o600 });
+  await writeFile(caFile, source.caPem, { mode: 0o600 }).catch(async (err) => {
+    await Promise.all([reservation.release(), rm(dir, { recursive: true, force: true })]);
+    throw err;
+  });
   const conninfo = formatConninfo([
     ['host', source.host],
     ['port', String(source.port)],
@@ -92,7 +105,7 @@ export async function startBaseBackup(options: {
       const tail = stderr.trim().split('\n').slice(-STDERR_LINES_IN_ERRORS).join('\n');
       reject(new Error(`pg_basebackup exited with ${signal ?? code}: ${tail}`));
     });
-  }).finally(() => rm(dir, { recursive: true, force: true }));
+  }).finally(() => Promise.all([reservation.release(), rm(dir, { recursive: true, force: true })]));
   return {
     archive: child.stdout,
     finished,

@@ -14,3 +14,4 @@ export * from './metadata-typeorm.js';
 export * from './base-backup.js';
 export * from './wal-positions.js';
 export * from './query-rows.js';
+export * from './wal-reservation.js';

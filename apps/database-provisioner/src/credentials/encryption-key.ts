@@ -1,31 +1,31 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
+import { ensureSecretFile } from '@pgcloud/config';
 
 /**
  * The key that seals database passwords: ENCRYPTION_KEY (32 bytes, base64) when given;
- * otherwise, for one machine, a key generated once under DATA_DIR/keys/ (mode 0600),
- * which the log says, so an operator knows to back it up or set their own.
+ * otherwise, for one machine, a key generated once under DATA_DIR/keys/ (mode 0600). The
+ * file appears whole or not at all, and two provisioners starting at once on one DATA_DIR
+ * both end up with the first one's (ensureSecretFile). Each start says so in the log, so
+ * an operator knows to back it up or set their own.
  */
-export function loadEncryptionKey(configured: string | undefined, dataDir: string): Buffer {
-  if (configured) {
-    const key = Buffer.from(configured, 'base64');
-    if (key.length !== 32) throw new Error('ENCRYPTION_KEY must be 32 bytes, base64-encoded');
-    return key;
-  }
+export async function loadEncryptionKey(
+  configured: string | undefined,
+  dataDir: string,
+): Promise<Buffer> {
+  const key = configured
+    ? Buffer.from(configured, 'base64')
+    : Buffer.from(await keyFile(dataDir), 'base64');
+  if (key.length !== 32) throw new Error('ENCRYPTION_KEY must be 32 bytes, base64-encoded');
+  return key;
+}
+
+async function keyFile(dataDir: string): Promise<string> {
   const file = join(dataDir, 'keys', 'encryption.key');
-  if (!existsSync(file)) {
-    // DATA_DIR itself stays open to PostgreSQL's OS user; only keys/ is closed.
-    mkdirSync(dataDir, { recursive: true, mode: 0o755 });
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    // Written whole under another name, then renamed: a crash never leaves half a key.
-    const partial = `${file}.${process.pid}.partial`;
-    writeFileSync(partial, randomBytes(32).toString('base64'), { mode: 0o600 });
-    renameSync(partial, file);
-    new Logger('Credentials').warn(
-      `ENCRYPTION_KEY is not set: generated one in ${file}; keep it safe`,
-    );
-  }
-  return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  // DATA_DIR itself stays open to PostgreSQL's OS user; only keys/ is closed (0700).
+  mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+  const key = await ensureSecretFile(file, { prefix: '', setting: 'ENCRYPTION_KEY' });
+  new Logger('Credentials').warn(`ENCRYPTION_KEY is not set: using ${file}; keep it safe`);
+  return key;
 }

@@ -11,7 +11,11 @@ import { storageAction } from './storage-limit.js';
 /**
  * Makes the servers match the records, at start and every RECONCILE_INTERVAL_SECONDS,
  * by connecting rather than trusting pg_ctl: a running database whose server is down is
- * started again; a server without a record is removed; unfinished work is queued again.
+ * started again; unfinished work is queued again. A server without a record is never
+ * deleted at once (the records may be the wrong ones: a mistaken DATABASE_URL, a metadata
+ * database restored from an older backup): it is stopped and quarantined, and deleted
+ * only after QUARANTINE_GRACE_SECONDS; more than QUARANTINE_MAX_SERVERS at once and the
+ * pass refuses, touching none.
  */
 @Injectable()
 export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -57,13 +61,38 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
           await this.jobs.requeue(record);
       });
     }
+    await this.quarantineStrays(known);
+    await this.step('quarantine', async () => {
+      const graceMs = this.config.QUARANTINE_GRACE_SECONDS * 1000;
+      for (const serverId of await this.driver.purgeQuarantined(new Date(Date.now() - graceMs)))
+        this.logger.warn(`quarantined server ${serverId} deleted: its grace period is over`);
+    });
+  }
+
+  private async quarantineStrays(known: Set<string>): Promise<void> {
+    const strays: string[] = [];
     for (const serverId of await this.driver.list()) {
-      if (known.has(serverId)) continue;
+      // A database created since the records were read has its server by now: look again.
+      if (!known.has(serverId) && !(await this.databases.existsBy({ platformServiceId: serverId })))
+        strays.push(serverId);
+    }
+    if (strays.length > this.config.QUARANTINE_MAX_SERVERS) {
+      this.logger.error(
+        `${strays.length} servers have no record (${strays.join(', ')}): more than ` +
+          `QUARANTINE_MAX_SERVERS=${this.config.QUARANTINE_MAX_SERVERS}, so this is taken for ` +
+          `the wrong metadata database (check DATABASE_URL) and none is touched`,
+      );
+      return;
+    }
+    for (const serverId of strays) {
       await this.step(`server ${serverId}`, async () => {
-        // A database created since the records were read has its server by now: look again.
-        if (await this.databases.existsBy({ platformServiceId: serverId })) return;
-        this.logger.warn(`server ${serverId} has no record; removing it`);
-        await this.jobs.withServerLock(serverId, () => this.driver.destroy(serverId));
+        const where = await this.jobs.withServerLock(serverId, () =>
+          this.driver.quarantine(serverId),
+        );
+        this.logger.warn(
+          `server ${serverId} has no record: stopped and quarantined in ${where}; deleted ` +
+            `after QUARANTINE_GRACE_SECONDS=${this.config.QUARANTINE_GRACE_SECONDS}`,
+        );
       });
     }
   }
@@ -101,22 +130,33 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     await this.driver.ensureRunning(record.platformServiceId);
   }
 
-  /** The storage limit (storage-limit.ts): read-only at the limit, writable below 90%. */
+  /**
+   * The storage limit (storage-limit.ts): read-only at the limit, writable below 90%.
+   * Then, at the limit or not (simpler, and the default is writable anyway), settings the
+   * owner made to lift it are reset; at the limit, sessions that started writable under
+   * them are ended too. The size is looked at first, so a failure there never keeps a
+   * full server writable.
+   */
   private async watchStorage(record: DatabaseEntity): Promise<void> {
     const used = await this.driver.usedBytes(record.platformServiceId);
     const action = storageAction(used, record.config.storage, record.storageFull);
-    if (action === 'none') return;
-    const readOnly = action === 'make-read-only';
-    await this.driver.setReadOnly(record.platformServiceId, readOnly);
-    await this.databases.update({ id: record.id }, { storageFull: readOnly });
-    const usedMib = Math.round(used / 1024 ** 2);
-    if (readOnly) {
-      this.logger.warn(
-        `database ${record.id} uses ${usedMib} MiB of ${record.config.storage} GiB: read-only`,
-      );
-    } else {
-      this.logger.log(`database ${record.id} is down to ${usedMib} MiB: writable again`);
+    const atLimit = action === 'none' ? record.storageFull : action === 'make-read-only';
+    if (action !== 'none') {
+      await this.driver.setReadOnly(record.platformServiceId, atLimit);
+      await this.databases.update({ id: record.id }, { storageFull: atLimit });
+      const usedMib = Math.round(used / 1024 ** 2);
+      if (atLimit)
+        this.logger.warn(
+          `database ${record.id} uses ${usedMib} MiB of ${record.config.storage} GiB: read-only`,
+        );
+      else this.logger.log(`database ${record.id} is down to ${usedMib} MiB: writable again`);
     }
+    const changed = await this.driver.enforceLimits(record.platformServiceId, {
+      databaseName: record.name,
+      storageGib: record.config.storage,
+      atLimit,
+    });
+    if (changed.length > 0) this.logger.warn(`database ${record.id}: ${changed.join(', ')}`);
   }
 
   private schedule(delayMs: number): void {

@@ -28,7 +28,7 @@ describe('ensureSecretFile', () => {
     assert.notEqual(await ensureTokenFile(join(scratch, 'other.token')), token);
   });
 
-  it('gives two daemons starting at once the same token', async () => {
+  it('gives two processes starting at once the same secret', async () => {
     const path = join(scratch, 'race', 'daemon.token');
     const tokens = await Promise.all([1, 2, 3, 4].map(() => ensureTokenFile(path)));
     assert.equal(new Set(tokens).size, 1);

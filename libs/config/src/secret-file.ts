@@ -49,10 +49,10 @@ async function readSecret(path: string, options: SecretFileOptions): Promise<str
   if (!USABLE_SECRET.test(secret)) {
     throw new Error(
       `${path} (${options.setting}) holds nothing usable: ` +
-        'remove it and the daemon writes a new one at its next start',
+        'remove it and a new one is written at the next start',
     );
   }
-  // A key to the daemon or its server: nobody but its owner may read it.
+  // A key (a token, a password, an encryption key): nobody but its owner may read it.
   if (((await stat(path)).mode & 0o077) !== 0) await chmod(path, 0o600);
   return secret;
 }
