@@ -22,6 +22,7 @@ import { CaCertificateController } from './databases/ca-certificate.controller.j
 import { DatabasesController } from './databases/databases.controller.js';
 import { DevicePageController } from './device/device-page.controller.js';
 import { HealthController } from './health/health.controller.js';
+import { UnreadableBodyGuard, parsingLater } from './http/body-parsing.js';
 import { ProjectsController, RegionsController } from './projects/projects.controller.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
@@ -69,9 +70,11 @@ export class AppModule implements NestModule {
         ServiceClients,
         TokenCache,
         BearerStrategy,
-        // Guards run in this order: who calls, then their bucket (and 401 for the anonymous).
+        // Guards run in this order: who calls, then their bucket (and 401 for the anonymous),
+        // then a body that could not be read (400).
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_GUARD, useClass: UnreadableBodyGuard },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
@@ -83,8 +86,8 @@ export class AppModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     consumer
       .apply(
-        express.json({ limit: BODY_LIMIT }),
-        express.urlencoded({ extended: false, limit: BODY_LIMIT }),
+        parsingLater(express.json({ limit: BODY_LIMIT })),
+        parsingLater(express.urlencoded({ extended: false, limit: BODY_LIMIT })),
       )
       .forRoutes(...CONTROLLERS);
   }

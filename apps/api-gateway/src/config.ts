@@ -1,6 +1,5 @@
 import { CommonEnv, validateEnv } from '@pgcloud/config';
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsUrl, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsUrl, Matches, Max, Min } from 'class-validator';
 
 /** api-gateway settings (see .env.example). */
 export class GatewayConfig extends CommonEnv {
@@ -26,12 +25,30 @@ export class GatewayConfig extends CommonEnv {
   @IsInt() @Min(1) RATE_LIMIT_IP_PER_MINUTE: number = 60;
   @IsInt() @Min(1) RATE_LIMIT_IP_BURST: number = 10;
 
-  /** Take the client IP from the first X-Forwarded-For hop (behind a trusted proxy). */
-  @Transform(({ obj }: { obj: Record<string, unknown> }) =>
-    ['true', '1', true].includes(obj['TRUST_PROXY'] as string),
-  )
-  @IsBoolean()
-  TRUST_PROXY: boolean = false;
+  /**
+   * How many proxies stand in front of the gateway (decisions.md section 3): the client IP
+   * is the TRUST_PROXY-th X-Forwarded-For entry from the right; 0 ignores the header.
+   */
+  @IsInt({ message: 'must be the number of proxies in front of the gateway (0: none)' })
+  @Min(0)
+  @Max(10)
+  TRUST_PROXY: number = 0;
+
+  /** More host names the gateway answers for, comma-separated (decisions.md section 11). */
+  @IsOptional()
+  @Matches(/^[a-z0-9.-]+(\s*,\s*[a-z0-9.-]+)*$/i, {
+    message: 'must be host names separated by commas (no ports)',
+  })
+  ALLOWED_HOSTS?: string;
+
+  /**
+   * The Host names this gateway answers for besides loopback: PUBLIC_BASE_URL's and
+   * ALLOWED_HOSTS, lowercase.
+   */
+  get servedHostNames(): string[] {
+    const extra = this.ALLOWED_HOSTS?.split(',').map((name) => name.trim().toLowerCase()) ?? [];
+    return [new URL(this.PUBLIC_BASE_URL).hostname.toLowerCase(), ...extra];
+  }
 
   /** How long a checked token is trusted without asking auth-service again (revocation bound). */
   @IsInt()

@@ -2,9 +2,10 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { logLevels, requestIdMiddleware } from '@pgcloud/http';
+import { hostCheck, logLevels, requestIdMiddleware } from '@pgcloud/http';
 import { AppModule } from './app.module.js';
 import { loadConfig } from './config.js';
+import { edgeHeaders } from './http/edge-headers.js';
 import { buildOpenApiDocument, serveOpenApi } from './openapi/openapi.js';
 import { ipRateLimitMiddleware } from './rate-limit/rate-limit.middleware.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
@@ -14,7 +15,16 @@ const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(c
   bodyParser: false,
   logger: logLevels(config.LOG_LEVEL),
 });
+// Request ids first, so every answer has one; then the headers, and the Host before
+// routing (decisions.md section 11: DNS rebinding never reaches a route).
 app.use(requestIdMiddleware);
+app.use(edgeHeaders(config.PUBLIC_BASE_URL));
+app.use(
+  hostCheck(
+    config.servedHostNames,
+    'This gateway does not answer for that host name. Use the address in PUBLIC_BASE_URL.',
+  ),
+);
 app.disable('x-powered-by');
 app.use(['/openapi.json', '/docs'], ipRateLimitMiddleware(app.get(RateLimiter)));
 serveOpenApi(app, buildOpenApiDocument(app));

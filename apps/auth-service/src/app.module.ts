@@ -10,7 +10,9 @@ import { DeviceFlowService } from './device/device-flow.service.js';
 import { DeviceRequestEntity, WrongCodeAttemptEntity } from './device/device-request.entity.js';
 import { GithubApi, HttpFetch } from './github/github-api.js';
 import { GithubDeviceFlowService } from './github/github-device-flow.service.js';
+import { AuthSweep } from './housekeeping/auth-sweep.js';
 import { CreateAuth1763770000000 } from './migrations/1763770000000-create-auth.js';
+import { SweepIndexes1764000000000 } from './migrations/1764000000000-sweep-indexes.js';
 import { AccessTokenEntity } from './tokens/access-token.entity.js';
 import { TokensService } from './tokens/tokens.service.js';
 import { UserEntity } from './users/user.entity.js';
@@ -30,7 +32,7 @@ export class AppModule {
           databaseUrl: config.DATABASE_URL,
           schema: AUTH_SCHEMA,
           entities: ENTITIES,
-          migrations: [CreateAuth1763770000000],
+          migrations: [CreateAuth1763770000000, SweepIndexes1764000000000],
         }),
         TypeOrmModule.forFeature(ENTITIES),
       ],
@@ -42,6 +44,7 @@ export class AppModule {
         TokensService,
         HttpFetch,
         GithubApi,
+        AuthSweep,
         deviceFlowProvider(config),
       ],
     };

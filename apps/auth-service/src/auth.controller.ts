@@ -1,4 +1,4 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Logger } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import type {
   DeviceStartRequest,
@@ -16,6 +16,8 @@ import { UsersService } from './users/users.service.js';
 /** Message handlers of auth-service. */
 @Controller()
 export class AuthController {
+  private readonly logger = new Logger(AuthController.name);
+
   constructor(
     private readonly deviceFlow: DeviceFlow,
     private readonly tokens: TokensService,
@@ -38,7 +40,9 @@ export class AuthController {
   }
 
   @MessagePattern(AUTH_PATTERNS.verifyToken)
-  verifyToken(@MessageBody() body: VerifyTokenRequest) {
+  verifyToken(@MessageCtx() ctx: RequestContext, @MessageBody() body: VerifyTokenRequest) {
+    // Each lookup is logged, so an operator sees a flood of made-up tokens reach this far.
+    this.logger.debug(`[${ctx.requestId}] token lookup`);
     return this.tokens.verify(String(body.token));
   }
 

@@ -37,4 +37,36 @@ describe('auth-service config', () => {
         err instanceof ConfigError && err.problems.some((p) => p.startsWith('GITHUB_API_URL=')),
     );
   });
+
+  it('reads LOCAL_IDP_INSECURE as true or false only, false by default', () => {
+    assert.equal(loadConfig({}).LOCAL_IDP_INSECURE, false);
+    assert.equal(loadConfig({ LOCAL_IDP_INSECURE: 'false' }).LOCAL_IDP_INSECURE, false);
+    assert.equal(loadConfig({ LOCAL_IDP_INSECURE: 'true' }).LOCAL_IDP_INSECURE, true);
+    assert.throws(
+      () => loadConfig({ LOCAL_IDP_INSECURE: 'yes' }),
+      (err: unknown) =>
+        err instanceof ConfigError && err.problems.some((p) => p.startsWith('LOCAL_IDP_INSECURE=')),
+    );
+  });
+
+  it('reads the gateway address and the sweep interval, and names bad ones', () => {
+    const config = loadConfig({});
+    assert.equal(config.GATEWAY_HOST, '127.0.0.1');
+    assert.equal(config.AUTH_SWEEP_INTERVAL_SECONDS, 3600);
+    assert.equal(loadConfig({ GATEWAY_HOST: '0.0.0.0' }).GATEWAY_HOST, '0.0.0.0');
+    assert.equal(loadConfig({ AUTH_SWEEP_INTERVAL_SECONDS: '60' }).AUTH_SWEEP_INTERVAL_SECONDS, 60);
+    for (const bad of ['0', '-5', 'hourly', '1.5'])
+      assert.throws(
+        () => loadConfig({ AUTH_SWEEP_INTERVAL_SECONDS: bad }),
+        (err: unknown) =>
+          err instanceof ConfigError &&
+          err.problems.some((p) => p.startsWith('AUTH_SWEEP_INTERVAL_SECONDS=')),
+        bad,
+      );
+    assert.throws(
+      () => loadConfig({ GATEWAY_HOST: 'not a host' }),
+      (err: unknown) =>
+        err instanceof ConfigError && err.problems.some((p) => p.startsWith('GATEWAY_HOST=')),
+    );
+  });
 });

@@ -1,5 +1,7 @@
 import { CommonEnv, validateEnv } from '@pgcloud/config';
+import { Transform } from 'class-transformer';
 import {
+  IsBoolean,
   IsIn,
   IsInt,
   IsNotEmpty,
@@ -19,6 +21,16 @@ export class AuthServiceConfig extends CommonEnv {
   /** Base of verification_uri: where people reach the gateway. */
   @IsUrl(HTTP_URL)
   PUBLIC_BASE_URL: string = 'http://127.0.0.1:8080';
+
+  /**
+   * Where the gateway listens (the gateway's own setting, read here too): the local
+   * identity provider refuses to run when it is beyond loopback.
+   */
+  @IsUrl(
+    { require_tld: false, require_protocol: false },
+    { message: 'must be a host name or address' },
+  )
+  GATEWAY_HOST: string = '127.0.0.1';
 
   /** The identity provider behind the device flow. */
   @IsIn(['local', 'github'])
@@ -72,6 +84,21 @@ export class AuthServiceConfig extends CommonEnv {
     message: 'must be logins separated by commas',
   })
   LOCAL_IDP_ALLOWED_LOGINS?: string;
+
+  /** Run the local identity provider beyond loopback anyway (decisions.md section 2). */
+  // Read from the raw value: implicit conversion would make the string 'false' true.
+  @Transform(({ obj }: { obj: Record<string, unknown> }) => {
+    const raw = obj['LOCAL_IDP_INSECURE'] ?? 'false';
+    return raw === 'true' ? true : raw === 'false' ? false : raw;
+  })
+  @IsBoolean({ message: 'must be true or false' })
+  LOCAL_IDP_INSECURE: boolean = false;
+
+  /** Seconds between two sweeps of expired device requests, wrong codes and tokens. */
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  AUTH_SWEEP_INTERVAL_SECONDS: number = 3600;
 
   get allowedLogins(): Set<string> | null {
     if (!this.LOCAL_IDP_ALLOWED_LOGINS) return null;

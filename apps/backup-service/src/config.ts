@@ -1,4 +1,5 @@
 import { StorageEnv, validateEnv } from '@pgcloud/config';
+import type { TierLimits } from '@pgcloud/messaging';
 import { pgBinDir } from '@pgcloud/postgres';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 
@@ -43,11 +44,25 @@ export class BackupServiceConfig extends StorageEnv {
   @Max(32)
   BACKUP_CONCURRENCY: number = 2;
 
+  /** Manual backups a database keeps on the Free tier (decisions.md section 6). */
+  @IsInt()
+  @Min(1)
+  MANUAL_BACKUP_LIMIT_FREE: number = 10;
+
+  /** Manual backups a database keeps on the Pro tier. */
+  @IsInt()
+  @Min(1)
+  MANUAL_BACKUP_LIMIT_PRO: number = 100;
+
   /** How long a job's lease lasts: after a crash, its work resumes within this. */
   @IsInt()
   @Min(2)
   @Max(600)
   JOB_LEASE_SECONDS: number = 30;
+
+  get manualBackupLimits(): TierLimits {
+    return { free: this.MANUAL_BACKUP_LIMIT_FREE, pro: this.MANUAL_BACKUP_LIMIT_PRO };
+  }
 
   get pgBinDir(): string {
     return pgBinDir(this.PG_BIN_DIR);

@@ -60,6 +60,19 @@ export class ProvisionerConfig extends CommonEnv {
   @Max(3600)
   RECONCILE_INTERVAL_SECONDS: number = 15;
 
+  /** How long a server without a record stays quarantined before it is deleted (7 days). */
+  @IsInt()
+  @Min(1)
+  QUARANTINE_GRACE_SECONDS: number = 604_800;
+
+  /**
+   * Servers without a record one pass may quarantine; more at once is taken for the wrong
+   * metadata database (DATABASE_URL), and the pass touches none of them.
+   */
+  @IsInt()
+  @Min(0)
+  QUARANTINE_MAX_SERVERS: number = 3;
+
   /** How long a job's lease lasts: after a crash, its work resumes within this. */
   @IsInt()
   @Min(2)

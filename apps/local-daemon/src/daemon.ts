@@ -2,12 +2,11 @@ import type { INestApplication } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { logLevels, requestIdMiddleware } from '@pgcloud/http';
+import { hostCheck, logLevels, requestIdMiddleware } from '@pgcloud/http';
 import { AccessToken } from './access/access-token.js';
-import { hostCheckMiddleware } from './access/host-check.middleware.js';
 import { AppModule } from './app.module.js';
 import type { DaemonConfig } from './config.js';
-import { ensureSecretFile } from './secrets/secret-file.js';
+import { ensureSecretFile } from '@pgcloud/config';
 import { ManagedServer, openServerAccess } from './server/managed-server.js';
 
 /** The daemon listens on loopback only (decisions.md section 8); there is no setting for it. */
@@ -34,7 +33,9 @@ export async function startDaemon(config: DaemonConfig): Promise<INestApplicatio
     );
     // Request ids first, so even a refused Host gets one; then the Host, before routing.
     app.use(requestIdMiddleware);
-    app.use(hostCheckMiddleware);
+    app.use(
+      hostCheck([], 'The local daemon answers only requests for localhost, 127.0.0.1 or [::1].'),
+    );
     app.disable('x-powered-by');
     app.enableShutdownHooks();
     await app.listen(config.DAEMON_PORT, DAEMON_HOST);

@@ -1,5 +1,6 @@
 import { CommonEnv, parsePairs, validateEnv } from '@pgcloud/config';
-import { Matches } from 'class-validator';
+import type { TierLimits } from '@pgcloud/messaging';
+import { IsInt, Matches, Min } from 'class-validator';
 
 /** project-service settings (see .env.example). */
 export class ProjectServiceConfig extends CommonEnv {
@@ -10,8 +11,22 @@ export class ProjectServiceConfig extends CommonEnv {
   })
   REGIONS: string = 'local=This host';
 
+  /** Projects per account on the Free tier (decisions.md section 4). */
+  @IsInt()
+  @Min(1)
+  PROJECT_LIMIT_FREE: number = 5;
+
+  /** Projects per account on the Pro tier. */
+  @IsInt()
+  @Min(1)
+  PROJECT_LIMIT_PRO: number = 50;
+
   get regions(): { id: string; name: string }[] {
     return parsePairs(this.REGIONS);
+  }
+
+  get projectLimits(): TierLimits {
+    return { free: this.PROJECT_LIMIT_FREE, pro: this.PROJECT_LIMIT_PRO };
   }
 }
 

@@ -1,3 +1,5 @@
 export * from './validate-env.js';
 export * from './common-env.js';
 export * from './storage-env.js';
+export * from './loopback.js';
+export * from './secret-file.js';

@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'ACCESS_DENIED'
   | 'QUOTA_EXCEEDED'
   | 'FORBIDDEN_HOST'
+  | 'FORBIDDEN'
   | 'PROJECT_NOT_FOUND'
   | 'DATABASE_NOT_FOUND'
   | 'BACKUP_NOT_FOUND'
@@ -67,6 +68,7 @@ const ERROR_CODES = new Set<string>([
   'ACCESS_DENIED',
   'QUOTA_EXCEEDED',
   'FORBIDDEN_HOST',
+  'FORBIDDEN',
   'PROJECT_NOT_FOUND',
   'DATABASE_NOT_FOUND',
   'BACKUP_NOT_FOUND',
@@ -107,6 +109,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'ACCESS_DENIED':
     case 'QUOTA_EXCEEDED':
     case 'FORBIDDEN_HOST':
+    case 'FORBIDDEN':
       return 403;
     case 'PROJECT_NOT_FOUND':
     case 'DATABASE_NOT_FOUND':

@@ -5,6 +5,13 @@ import type { Response } from 'express';
 import { sendError } from './error-response.js';
 import type { RequestWithId } from './request-id.middleware.js';
 
+/** The answer to a body that is not valid JSON or form data. */
+export function unreadableBody(): DomainError {
+  return new DomainError('VALIDATION_ERROR', 'The request body could not be read.', [
+    { field: 'body', message: 'must be valid JSON or form data' },
+  ]);
+}
+
 /** Turns anything thrown into the error envelope with the status of its code. */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
@@ -27,9 +34,7 @@ export class HttpErrorFilter implements ExceptionFilter {
           return new DomainError('PAYLOAD_TOO_LARGE', 'The request body is larger than 64 KiB.');
         case 400:
         case 415:
-          return new DomainError('VALIDATION_ERROR', 'The request body could not be read.', [
-            { field: 'body', message: 'must be valid JSON or form data' },
-          ]);
+          return unreadableBody();
       }
     }
     const detail = exception instanceof Error ? exception.stack : String(exception);

@@ -8,3 +8,4 @@ export * from './health.controller.js';
 export * from './graceful-server-rmq.js';
 export * from './event-publisher.js';
 export * from './require-user.js';
+export * from './tier-quota.js';

@@ -2,7 +2,7 @@ import type { ServiceName } from '@pgcloud/contracts';
 import { ServiceClient } from '@pgcloud/messaging';
 import pg from 'pg';
 import { loadLauncherEnv } from './launcher-env.js';
-import { dropIsolatedResources, isolatedEnv } from './stack.js';
+import { dropIsolatedResources, isolatedEnv } from './isolated-resources.js';
 
 /**
  * What an integration test needs to run one service in its own process against the real

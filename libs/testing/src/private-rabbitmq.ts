@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './free-port.js';
 import { canConnect } from './prerequisites.js';
-import { WORKSPACE_ROOT, newRunId } from './stack.js';
+import { newRunId } from './isolated-resources.js';
+import { WORKSPACE_ROOT } from './stack.js';
 
 // Debian keeps the real scripts here; /usr/sbin's wrappers would switch to the rabbitmq user.
 const DEBIAN_SCRIPTS = '/usr/lib/rabbitmq/bin';

@@ -8,17 +8,38 @@ export interface SignedIn {
   user: User;
 }
 
-/** Posts the /device verification form as a browser would. */
-export function submitDeviceForm(
+/** What a browser keeps after loading the /device form: its cookie and the hidden token. */
+export interface DeviceFormSession {
+  cookie: string;
+  formToken: string;
+}
+
+/** Loads the /device form as a browser does: the anti-forgery cookie and hidden field. */
+export async function openDeviceForm(api: ApiClient): Promise<DeviceFormSession> {
+  const page = await api.get<string>('/device');
+  const cookie = page.headers.getSetCookie().map((line) => line.split(';')[0] ?? '')[0];
+  const formToken = /name="form_token" value="([^"]+)"/.exec(String(page.body))?.[1];
+  if (page.status !== 200 || !cookie || !formToken)
+    throw new Error(`GET /device answered ${page.status} without the form's token and cookie`);
+  return { cookie, formToken };
+}
+
+/**
+ * Posts the /device verification form as a browser would: loaded first (its cookie and
+ * hidden token), then submitted. `session` posts with a form loaded earlier instead.
+ */
+export async function submitDeviceForm(
   api: ApiClient,
   form: { user_code: string; login: string; email?: string; action: 'approve' | 'deny' },
+  session?: DeviceFormSession,
 ): Promise<ApiResponse<string>> {
-  const fields = Object.entries(form).filter(
+  const { cookie, formToken } = session ?? (await openDeviceForm(api));
+  const fields = Object.entries({ ...form, form_token: formToken }).filter(
     (entry): entry is [string, string] => entry[1] !== undefined,
   );
   return api.request<string>('POST', '/device', {
     rawBody: new URLSearchParams(fields).toString(),
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
   });
 }
 

@@ -1,8 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { execFile, spawn } from 'node:child_process';
-import { randomBytes, randomInt } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -10,16 +8,16 @@ import { promisify } from 'node:util';
 import type { ServiceName } from '@pgcloud/contracts';
 import type { ObjectStore } from '@pgcloud/storage';
 import { HEALTH_PING } from '@pgcloud/contracts';
-import { ServiceClient, eventsExchange, queueName } from '@pgcloud/messaging';
-import amqp from 'amqplib';
-import pg from 'pg';
+import { ServiceClient } from '@pgcloud/messaging';
+import { appCommand } from './app-run.js';
 import { freePort } from './free-port.js';
+import { dropIsolatedResources, isolatedEnv, newRunId } from './isolated-resources.js';
 import type { LauncherEnv } from './launcher-env.js';
 import { loadLauncherEnv } from './launcher-env.js';
 import type { LocalS3 } from './local-s3.js';
 import { stopLocalServers } from './local-servers.js';
 import { missingPrerequisites } from './prerequisites.js';
-import { bucketOf, provideS3, removeRunBucket } from './run-s3.js';
+import { bucketOf, provideS3 } from './run-s3.js';
 
 /** The repository's root, where `apps/` lives. */
 export const WORKSPACE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -157,11 +155,7 @@ export class Stack {
     fileSizeLimitKiB?: number,
   ): Promise<void> {
     if (this.children.has(name)) return;
-    const node = [
-      process.execPath,
-      '--enable-source-maps',
-      join(WORKSPACE_ROOT, 'apps', app, 'dist', 'main.js'),
-    ];
+    const node = appCommand(app);
     // exec keeps the pid: signals sent to the child reach node itself.
     const [command = '', ...args] =
       fileSizeLimitKiB === undefined
@@ -230,9 +224,9 @@ export class Stack {
     return stdout;
   }
 
-  /** Everything an app has written so far (file output only). */
-  logOf(app: AppName): string {
-    return readFileSync(join(this.logDir, `${app}.log`), 'utf8');
+  /** Everything an app (or a named instance of one) has written so far (file output only). */
+  logOf(name: string): string {
+    return readFileSync(join(this.logDir, `${name}.log`), 'utf8');
   }
 
   private pipeOutput(app: string, child: ChildProcess): void {
@@ -282,7 +276,7 @@ export class Stack {
             ? await daemonAnswers(httpUrl)
             : await gatewayAnswers(httpUrl);
         if (ready) return;
-        await Promise.race([exited, sleep(200)]);
+        await Promise.race([exited, delay(200)]);
       }
       throw new Error(`${name} did not become ready within ${READY_TIMEOUT_MS / 1000} s`);
     } finally {
@@ -305,37 +299,6 @@ export class Stack {
       close: () => client.close(),
     };
   }
-}
-
-/** A new id for a stack or a test's resources: a timestamp and random hex. */
-export function newRunId(): string {
-  return `${new Date()
-    .toISOString()
-    .replace(/[-:.TZ]/g, '')
-    .slice(0, 14)}-${randomBytes(3).toString('hex')}`;
-}
-
-/**
- * Settings that give a run its own metadata database (made by the services at start)
- * and its own queues; dropIsolatedResources removes both.
- */
-export function isolatedEnv(
-  launcher: LauncherEnv,
-  id: string = newRunId(),
-): Record<string, string> {
-  const database = new URL(launcher.DATABASE_URL);
-  database.pathname = `/pgcloud_test_${id.replace(/-/g, '_')}`;
-  // Database servers of their own, in a short path PostgreSQL's user can reach wherever
-  // the checkout is (socket paths are limited to 107 bytes), on ports of their own.
-  const portBase = 21000 + 100 * randomInt(0, 80);
-  return {
-    DATABASE_URL: database.toString(),
-    RMQ_QUEUE_PREFIX: `pgcloud-test-${id}`,
-    RABBITMQ_URL: launcher.RABBITMQ_URL,
-    DATA_DIR: join(tmpdir(), `pgcloud-${id}`),
-    DATABASE_PORT_RANGE: `${portBase}-${portBase + 99}`,
-    S3_BUCKET: `pgcloud-test-${id}`,
-  };
 }
 
 async function stackEnv(
@@ -366,39 +329,6 @@ async function stackEnv(
     (options.isolated ? undefined : launcher.PUBLIC_BASE_URL) ??
     `http://127.0.0.1:${env['GATEWAY_PORT']}`;
   return env;
-}
-
-/** Drops the database and queues of an isolated run (nothing else: names are checked). */
-export async function dropIsolatedResources(env: Record<string, string>): Promise<void> {
-  await removeRunBucket({ ...process.env, ...env });
-  const databaseUrl = new URL(env['DATABASE_URL'] ?? '');
-  const database = decodeURIComponent(databaseUrl.pathname.slice(1));
-  if (database.startsWith('pgcloud_test_')) {
-    databaseUrl.pathname = '/postgres';
-    const client = new pg.Client({ connectionString: databaseUrl.toString() });
-    await client.connect();
-    try {
-      await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    } finally {
-      await client.end();
-    }
-  }
-  const prefix = env['RMQ_QUEUE_PREFIX'] ?? '';
-  if (!prefix.startsWith('pgcloud-test-')) return;
-  const connection = await amqp.connect(env['RABBITMQ_URL'] ?? '');
-  try {
-    const channel = await connection.createChannel();
-    for (const service of Object.values(SERVICE_OF))
-      await channel.deleteQueue(queueName(prefix, service));
-    await channel.deleteExchange(eventsExchange(prefix));
-    await channel.close();
-  } finally {
-    await connection.close();
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** True when a local daemon answers HTTP at `baseUrl` (401 without a token is an answer). */

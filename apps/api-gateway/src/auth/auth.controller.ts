@@ -13,7 +13,8 @@ import { AUTH_PATTERNS, DeviceTokenDto } from '@pgcloud/contracts';
 import { ServiceClients } from '../clients/service-clients.js';
 import { GatewayConfig } from '../config.js';
 import type { GatewayRequest } from '../http/request-context.js';
-import { Ctx, CurrentUser, clientIp } from '../http/request-context.js';
+import { clientIp } from '../http/client-ip.js';
+import { Ctx, CurrentUser } from '../http/request-context.js';
 import { Public } from '../http/route-flags.js';
 import { ApiEnvelope, ApiErrors } from '../openapi/api-envelope.decorator.js';
 import {

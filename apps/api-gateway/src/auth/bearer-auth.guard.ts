@@ -3,17 +3,28 @@ import { Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { AuthenticatedUser } from '@pgcloud/contracts';
+import type { Response } from 'express';
 import type { GatewayRequest } from '../http/request-context.js';
 import { IS_PUBLIC } from '../http/route-flags.js';
+import { RateLimiter } from '../rate-limit/rate-limiter.js';
+import { TokenCache } from './token-cache.js';
 
 /**
  * Finds out who calls, and nothing more: a missing or bad token leaves the request
- * anonymous, so the rate-limit guard can count it against its IP before refusing it.
- * An auth-service that does not answer is SERVICE_UNAVAILABLE, never a 401.
+ * anonymous, so the rate-limit guard can refuse it after counting it. A token this gateway
+ * does not already know to be valid (confirmed by auth-service within the hour, see
+ * TokenCache) is first charged to the client IP's bucket, so a flood of made-up tokens
+ * meets 429 without costing auth-service a lookup each, while a signed-in user is never
+ * limited by its neighbours' requests (decisions.md section 3). An auth-service that does
+ * not answer is SERVICE_UNAVAILABLE, never a 401.
  */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard('bearer') {
-  constructor(private readonly reflector: Reflector) {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly limiter: RateLimiter,
+    private readonly cache: TokenCache,
+  ) {
     super();
   }
 
@@ -24,7 +35,12 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
       context.getHandler(),
       context.getClass(),
     ]);
-    if (isPublic || !req.headers.authorization) return true;
+    const authorization = req.headers.authorization;
+    if (isPublic || !authorization) return true;
+    if (!this.cache.isKnownValid(bearerToken(authorization))) {
+      await this.limiter.spend(req, context.switchToHttp().getResponse<Response>(), undefined);
+      req.chargedToIp = true;
+    }
     await super.canActivate(context);
     return true;
   }
@@ -34,4 +50,9 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     if (err) throw new Error('bearer authentication failed');
     return (user || undefined) as TUser;
   }
+}
+
+/** The token of an `Authorization: Bearer <token>` header (empty when it is not one). */
+function bearerToken(authorization: string): string {
+  return /^Bearer +(\S+)$/i.exec(authorization)?.[1] ?? '';
 }

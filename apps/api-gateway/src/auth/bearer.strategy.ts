@@ -30,7 +30,10 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
       this.cache.set(token, user);
       return user;
     } catch (err) {
-      if (err instanceof DomainError && err.code === 'AUTH_REQUIRED') return false;
+      if (err instanceof DomainError && err.code === 'AUTH_REQUIRED') {
+        this.cache.forget(token); // revoked elsewhere: its next lookups are the IP's again
+        return false;
+      }
       throw err;
     }
   }

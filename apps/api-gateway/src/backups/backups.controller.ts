@@ -65,7 +65,7 @@ export class BackupsController {
       'Answers at once with status `pending`; the base backup streams to object storage and ends `completed` (with its checksum) or `failed`.',
   })
   @ApiEnvelope(CreatedBackupModel, { status: 201, description: 'The new backup, pending.' })
-  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'DATABASE_NOT_READY')
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'QUOTA_EXCEEDED', 'DATABASE_NOT_READY')
   create(
     @Ctx() ctx: RequestContext,
     @Param('project_id') projectId: string,

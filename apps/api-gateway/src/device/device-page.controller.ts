@@ -9,10 +9,12 @@ import type { Response } from 'express';
 import { ServiceClients } from '../clients/service-clients.js';
 import { GatewayConfig } from '../config.js';
 import type { GatewayRequest } from '../http/request-context.js';
-import { clientIp, contextOf } from '../http/request-context.js';
+import { clientIp } from '../http/client-ip.js';
+import { contextOf } from '../http/request-context.js';
 import { Public } from '../http/route-flags.js';
 import { ApiErrors, ApiHtml } from '../openapi/api-envelope.decorator.js';
 import { deviceDone, deviceForm } from './device-page.html.js';
+import { FORM_TOKEN_FIELD, formRefusal, issueFormToken } from './form-token.js';
 
 /** The verification page of the local identity provider (decisions.md section 2). */
 @Public()
@@ -36,7 +38,7 @@ export class DevicePageController {
   @ApiHtml(200, 'The form: fields `user_code`, `login`, `email`; buttons `action`.')
   @ApiErrors('RATE_LIMIT_EXCEEDED')
   show(@Query('user_code') userCode: unknown, @Res() res: Response): void {
-    res.type('html').send(deviceForm({ user_code: typeof userCode === 'string' ? userCode : '' }));
+    this.sendForm(res, 200, { user_code: typeof userCode === 'string' ? userCode : '' });
   }
 
   @Post()
@@ -44,9 +46,13 @@ export class DevicePageController {
   @ApiOperation({
     summary: 'Approve or deny a device sign-in',
     description:
-      'Posted by the form. Its own failures answer the form again with the error, as HTML, ' +
-      'in the status of the code: 400 (VALIDATION_ERROR, DEVICE_CODE_INVALID, ' +
-      'DEVICE_CODE_EXPIRED), 403 ACCESS_DENIED (LOCAL_IDP_ALLOWED_LOGINS), 429 (too many ' +
+      'Posted by the form, with the anti-forgery token of its hidden field `' +
+      FORM_TOKEN_FIELD +
+      '` and the cookie set when the form was served. Its own failures answer the form ' +
+      'again with the error, as HTML, in the status of the code: 400 (VALIDATION_ERROR, ' +
+      'DEVICE_CODE_INVALID, DEVICE_CODE_EXPIRED), 403 FORBIDDEN (no matching token and ' +
+      'cookie, or an Origin other than this site), 403 ACCESS_DENIED ' +
+      '(LOCAL_IDP_ALLOWED_LOGINS), 429 (too many ' +
       'wrong codes from the address), 503 SERVICE_UNAVAILABLE. The edge answers JSON error ' +
       'envelopes for a body over 64 KiB (413) and for a spent request bucket (429).',
   })
@@ -54,29 +60,28 @@ export class DevicePageController {
   @ApiBody({ type: DeviceVerifyDto })
   @ApiHtml(200, 'The confirmation: approved (signed in as the login) or denied.')
   @ApiHtml(400, 'The form again, with the problem.')
-  @ApiHtml(403, 'The form again: that login may not sign in here.')
+  @ApiHtml(403, 'The form again: not posted from this page, or that login may not sign in.')
   @ApiHtml(429, 'The form again: too many wrong codes from this address.', ['RATE_LIMIT_EXCEEDED'])
   @ApiHtml(503, 'The form again: the sign-in service did not answer.')
   @ApiErrors('PAYLOAD_TOO_LARGE')
   async answer(
-    @Body() body: Record<string, unknown>,
+    // Undefined when the body was of a type no parser reads (text/plain, multipart).
+    @Body() body: Record<string, unknown> | undefined,
     @Req() req: GatewayRequest,
     @Res() res: Response,
   ): Promise<void> {
+    const fields = body ?? {};
     const values = {
-      user_code: text(body['user_code']),
-      login: text(body['login']),
-      email: text(body['email']) || undefined,
+      user_code: text(fields['user_code']),
+      login: text(fields['login']),
+      email: text(fields['email']) || undefined,
     };
-    const form = plainToInstance(DeviceVerifyDto, { ...values, action: text(body['action']) });
+    const refusal = formRefusal(req, fields[FORM_TOKEN_FIELD], this.config.PUBLIC_BASE_URL);
+    if (refusal) return this.sendForm(res, httpStatusFor('FORBIDDEN'), values, refusal);
+    const form = plainToInstance(DeviceVerifyDto, { ...values, action: text(fields['action']) });
     const problems = validationDetails(await validate(form, { whitelist: true }));
-    if (problems.length > 0) {
-      res
-        .status(400)
-        .type('html')
-        .send(deviceForm(values, problems.map((p) => p.message).join('. ')));
-      return;
-    }
+    if (problems.length > 0)
+      return this.sendForm(res, 400, values, problems.map((p) => p.message).join('. '));
     const payload: DeviceVerifyRequest = {
       ...form,
       client_ip: clientIp(req, this.config.TRUST_PROXY),
@@ -90,8 +95,22 @@ export class DevicePageController {
       res.type('html').send(deviceDone(result.outcome, result.login));
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
-      res.status(httpStatusFor(err.code)).type('html').send(deviceForm(values, err.message));
+      this.sendForm(res, httpStatusFor(err.code), values, err.message);
     }
+  }
+
+  /** The form, with a fresh anti-forgery token in its hidden field and its cookie. */
+  private sendForm(
+    res: Response,
+    status: number,
+    values: { user_code?: string; login?: string; email?: string },
+    error?: string,
+  ): void {
+    const token = issueFormToken(res, this.config.PUBLIC_BASE_URL);
+    res
+      .status(status)
+      .type('html')
+      .send(deviceForm(values, token, error));
   }
 }
 

@@ -1,3 +1,5 @@
+import { FORM_TOKEN_FIELD } from './form-token.js';
+
 /** Escapes text for HTML. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -33,6 +35,7 @@ ${body}
 /** The verification form of the local identity provider. */
 export function deviceForm(
   values: { user_code?: string; login?: string; email?: string },
+  formToken: string,
   error?: string,
 ): string {
   return page(
@@ -41,6 +44,7 @@ export function deviceForm(
 <p class="hint">Enter the code your terminal shows, and the login you want to use.</p>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/device">
+  <input type="hidden" name="${FORM_TOKEN_FIELD}" value="${escapeHtml(formToken)}">
   <label for="user_code">Code</label>
   <input id="user_code" name="user_code" placeholder="XXXX-XXXX" autocomplete="off" required value="${escapeHtml(values.user_code ?? '')}">
   <label for="login">Login</label>

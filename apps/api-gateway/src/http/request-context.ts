@@ -2,11 +2,14 @@ import type { ExecutionContext } from '@nestjs/common';
 import { createParamDecorator } from '@nestjs/common';
 import type { AuthenticatedUser, RequestContext } from '@pgcloud/contracts';
 import type { RequestWithId } from '@pgcloud/http';
-import type { Request } from 'express';
 
 /** What the gateway keeps on each request. */
 export interface GatewayRequest extends RequestWithId {
   user?: AuthenticatedUser;
+  /** Set once the client IP's bucket paid for this request (before a token lookup). */
+  chargedToIp?: boolean;
+  /** The body was not valid JSON (http/body-parsing.ts answers it after authentication). */
+  unreadableBody?: boolean;
 }
 
 /** The RequestContext of the current request, to send with every message. */
@@ -26,13 +29,3 @@ export const Ctx = createParamDecorator((_: unknown, host: ExecutionContext) =>
 export const CurrentUser = createParamDecorator((_: unknown, host: ExecutionContext) => {
   return host.switchToHttp().getRequest<GatewayRequest>().user;
 });
-
-/** The client's address: the socket's, or the first X-Forwarded-For hop behind a trusted proxy. */
-export function clientIp(req: Request, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = req.headers['x-forwarded-for'];
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-    if (first) return first;
-  }
-  return req.socket.remoteAddress ?? 'unknown';
-}

@@ -9,7 +9,10 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   AUTH_REQUIRED: 'Authorization missing, malformed, unknown, expired or revoked token',
   ACCESS_DENIED: 'the person denied the device request',
   QUOTA_EXCEEDED: 'tier limit reached',
-  FORBIDDEN_HOST: 'local daemon: the Host header is not a loopback name',
+  FORBIDDEN_HOST:
+    'the Host header names no host this deployment serves (daemon: not a loopback name)',
+  FORBIDDEN:
+    'the verification form was posted without its anti-forgery token or from another origin',
   PROJECT_NOT_FOUND: 'no such project, or owned by another account',
   DATABASE_NOT_FOUND: 'no such database, or owned by another account',
   BACKUP_NOT_FOUND: 'no such backup, or owned by another account',

@@ -49,6 +49,7 @@ export class ProjectsController {
   @ApiErrors(
     'VALIDATION_ERROR',
     'AUTH_REQUIRED',
+    'QUOTA_EXCEEDED',
     'PROJECT_NAME_TAKEN',
     'PAYLOAD_TOO_LARGE',
     'RATE_LIMIT_EXCEEDED',

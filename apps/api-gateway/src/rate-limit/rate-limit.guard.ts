@@ -9,8 +9,9 @@ import { RateLimiter } from './rate-limiter.js';
 
 /**
  * Runs after the bearer guard and keeps decisions.md's order: a request without a valid
- * token spends from its IP's bucket (429) before it is refused (401); a signed-in one
- * spends from its user's bucket, sized by tier.
+ * token spends from its IP's bucket (429) before it is refused (401), once (the bearer
+ * guard may have charged it before a token lookup); a signed-in one spends from its
+ * user's bucket, sized by tier.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -25,7 +26,8 @@ export class RateLimitGuard implements CanActivate {
       context.getHandler(),
       context.getClass(),
     ]);
-    await this.limiter.spend(req, context.switchToHttp().getResponse<Response>(), req.user);
+    if (req.user || !req.chargedToIp)
+      await this.limiter.spend(req, context.switchToHttp().getResponse<Response>(), req.user);
     if (!isPublic && !req.user) {
       throw new DomainError(
         'AUTH_REQUIRED',

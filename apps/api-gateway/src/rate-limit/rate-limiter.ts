@@ -3,7 +3,7 @@ import type { AuthenticatedUser } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
 import type { Request, Response } from 'express';
 import { GatewayConfig } from '../config.js';
-import { clientIp } from '../http/request-context.js';
+import { clientIp } from '../http/client-ip.js';
 import { RateLimitStore } from './rate-limit.store.js';
 import type { BucketLimit } from './token-bucket.js';
 

@@ -18,7 +18,11 @@ import { sha256 } from './codes.js';
 const ctx: RequestContext = { requestId: 'int-auth' };
 
 describe('auth-service over RabbitMQ and PostgreSQL', () => {
-  const isolation = Isolation.create({ DEVICE_POLL_INTERVAL_SECONDS: '1' });
+  const isolation = Isolation.create({
+    DEVICE_POLL_INTERVAL_SECONDS: '1',
+    DEVICE_WRONG_CODE_LIMIT: '10',
+    DEVICE_WRONG_CODE_WINDOW_SECONDS: '900',
+  });
   const config = loadConfig({ ...process.env, ...isolation.env });
   let service: INestMicroservice;
 
@@ -117,6 +121,46 @@ describe('auth-service over RabbitMQ and PostgreSQL', () => {
     await assert.rejects(
       client.send(AUTH_PATTERNS.verifyToken, ctx, { token: answer.access_token }),
       { code: 'AUTH_REQUIRED' },
+    );
+  });
+
+  it('holds the wrong-code limit under parallel wrong codes, then refuses the rest of the window', async () => {
+    const clientIp = '203.0.113.30';
+    const client = isolation.client('auth', 30_000);
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 30 }, () =>
+        client.send(AUTH_PATTERNS.verifyDevice, ctx, {
+          user_code: 'BBBB-BBBB',
+          login: 'guesser',
+          action: 'approve',
+          client_ip: clientIp,
+        }),
+      ),
+    );
+    const codes = attempts.map((a) =>
+      a.status === 'rejected' ? (a.reason as DomainError).code : 'accepted',
+    );
+    const count = (code: string): number => codes.filter((c) => c === code).length;
+    assert.equal(count('DEVICE_CODE_INVALID'), 10, JSON.stringify(codes));
+    assert.equal(count('RATE_LIMIT_EXCEEDED'), 20, JSON.stringify(codes));
+    const [recorded] = await isolation.sql<{ n: string }>(
+      'SELECT count(*) AS n FROM auth.wrong_code_attempts WHERE client_ip = $1',
+      [clientIp],
+    );
+    assert.equal(Number(recorded?.n), 10);
+
+    // The window is closed to that address, even for a code that is right.
+    const device = await client.send<DeviceAuthorization>(AUTH_PATTERNS.startDevice, ctx, {
+      client_ip: clientIp,
+    });
+    await assert.rejects(
+      client.send(AUTH_PATTERNS.verifyDevice, ctx, {
+        user_code: device.user_code,
+        login: 'guesser',
+        action: 'approve',
+        client_ip: clientIp,
+      }),
+      { code: 'RATE_LIMIT_EXCEEDED' },
     );
   });
 });

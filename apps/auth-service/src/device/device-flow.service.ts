@@ -26,6 +26,8 @@ import { DeviceRequestEntity, WrongCodeAttemptEntity } from './device-request.en
 
 /** RFC 8628: each slow_down adds five seconds to the interval. */
 const SLOW_DOWN_STEP_SECONDS = 5;
+/** The first key of the advisory lock a client IP's wrong codes are counted under. */
+const WRONG_CODE_LOCK = 'auth.wrong-codes';
 
 /** The OAuth device flow with the local identity provider (decisions.md section 2). */
 @Injectable()
@@ -121,6 +123,8 @@ export class DeviceFlowService implements DeviceFlow {
 
   /** The person's answer on the verification page. */
   async verify(ctx: RequestContext, form: DeviceVerifyRequest): Promise<DeviceVerifyResult> {
+    // Refused before anything is looked up: once the limit is reached, a right code from
+    // that address waits out the window too (a quick check; recordWrongCode is the exact one).
     await this.refuseWhenTooManyWrongCodes(form.client_ip);
     const allowed = this.config.allowedLogins;
     if (allowed && !allowed.has(form.login.toLowerCase())) {
@@ -131,7 +135,7 @@ export class DeviceFlowService implements DeviceFlow {
       ? await this.requests.findOneBy({ userCode, status: 'pending' })
       : null;
     if (!request) {
-      await this.wrongCodes.insert({ clientIp: form.client_ip });
+      await this.recordWrongCode(form.client_ip);
       throw new DomainError(
         'DEVICE_CODE_INVALID',
         'That code is not valid. Check the code your terminal shows.',
@@ -159,10 +163,33 @@ export class DeviceFlowService implements DeviceFlow {
     return { outcome: 'approved', login: user.login };
   }
 
-  private async refuseWhenTooManyWrongCodes(clientIp: string): Promise<void> {
+  /**
+   * Counts a wrong code against its client IP, or refuses it once the limit is reached.
+   * Count and insert happen under a lock per IP, so parallel wrong codes cannot all pass
+   * the count before any is recorded; the lock ends with the transaction. The two-key
+   * lock keeps these apart from other advisory locks on the metadata database.
+   */
+  private recordWrongCode(clientIp: string): Promise<void> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
+        WRONG_CODE_LOCK,
+        clientIp,
+      ]);
+      await this.refuseWhenTooManyWrongCodes(
+        clientIp,
+        manager.getRepository(WrongCodeAttemptEntity),
+      );
+      await manager.insert(WrongCodeAttemptEntity, { clientIp });
+    });
+  }
+
+  private async refuseWhenTooManyWrongCodes(
+    clientIp: string,
+    wrongCodes: Repository<WrongCodeAttemptEntity> = this.wrongCodes,
+  ): Promise<void> {
     const windowMs = this.config.DEVICE_WRONG_CODE_WINDOW_SECONDS * 1000;
     const since = new Date(Date.now() - windowMs);
-    const attempts = await this.wrongCodes.find({
+    const attempts = await wrongCodes.find({
       where: { clientIp, attemptedAt: MoreThan(since) },
       order: { attemptedAt: 'ASC' },
       take: this.config.DEVICE_WRONG_CODE_LIMIT,

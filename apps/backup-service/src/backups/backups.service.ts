@@ -15,9 +15,10 @@ import type {
   RestorePlan,
 } from '@pgcloud/contracts';
 import { DomainError, isId, newId } from '@pgcloud/contracts';
-import { requireUser } from '@pgcloud/messaging';
+import { assertTierQuota, requireUser } from '@pgcloud/messaging';
 import { ObjectStore } from '@pgcloud/storage';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, In, Repository } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { DatabasesClient } from '../clients/databases.client.js';
 import { BackupServiceConfig } from '../config.js';
 import { AutomatedExpiry } from '../schedule/automated-expiry.js';
@@ -25,6 +26,7 @@ import { BackupEntity } from './backup.entity.js';
 import { BackupJobs } from './backup.jobs.js';
 import { baseBackupKey, downloadFileName, toArchiveBackup, toBackup } from './backup-object.js';
 import { BackupRemoval } from './backup-removal.js';
+import { COUNTED_STATUSES } from './manual-backup-quota.js';
 
 // A restore attempt fetches the archive at once; a retry asks for a new link.
 const RESTORE_LINK_SECONDS = 3600;
@@ -57,7 +59,10 @@ export class BackupsService {
   /** A manual backup: answered `pending` at once, taken by a job. */
   async create(ctx: RequestContext, ref: DatabaseRef): Promise<CreatedBackup> {
     const ownerId = requireUser(ctx);
-    const database = await this.runningDatabase(ctx, ref);
+    const database = await this.databases.get(ctx, ref);
+    // Quota (403) before state (409), decisions.md section 1; insert counts again under a lock.
+    this.assertQuota(ctx, await this.keptManual(database.id));
+    assertRunning(database);
     const record = await this.insert(ctx, database, ownerId, { type: 'manual' });
     this.jobs.wake();
     return {
@@ -183,6 +188,16 @@ export class BackupsService {
       ...fields,
     });
     await this.dataSource.transaction(async (manager) => {
+      if (record.type === 'manual') {
+        // Manual backups of one database take turns, so two at once cannot both pass the
+        // quota. The two-key form keeps this lock apart from other services' one-key locks.
+        await manager.query(
+          "SELECT pg_advisory_xact_lock(hashtext('backups.manual'), hashtext($1))",
+          [database.id],
+        );
+        const kept = await this.keptManual(database.id, manager);
+        this.assertQuota(ctx, kept);
+      }
       await manager.insert(BackupEntity, record);
       await this.jobs.enqueue(manager, id, ctx.requestId);
     });
@@ -193,13 +208,27 @@ export class BackupsService {
   /** The caller's database, which a backup needs running. */
   private async runningDatabase(ctx: RequestContext, ref: DatabaseRef): Promise<Database> {
     const database = await this.databases.get(ctx, ref);
-    if (database.status !== 'running') {
-      throw new DomainError(
-        'DATABASE_NOT_READY',
-        `Database ${database.name} is ${database.status}; a backup needs it running.`,
-      );
-    }
+    assertRunning(database);
     return database;
+  }
+
+  /** The manual backups of a database that count against its quota (manual-backup-quota.ts). */
+  private keptManual(databaseId: string, manager?: EntityManager): Promise<number> {
+    return (manager ?? this.dataSource.manager).countBy(BackupEntity, {
+      databaseId,
+      type: 'manual',
+      status: In([...COUNTED_STATUSES]),
+    });
+  }
+
+  private assertQuota(ctx: RequestContext, kept: number): void {
+    assertTierQuota(
+      ctx.tier,
+      kept,
+      this.config.manualBackupLimits,
+      'manual backups per database',
+      'delete one to take another',
+    );
   }
 
   private async findOwned(ctx: RequestContext, ref: BackupRef): Promise<BackupEntity> {
@@ -210,6 +239,15 @@ export class BackupsService {
     if (!record)
       throw new DomainError('BACKUP_NOT_FOUND', `Backup ${ref.backup_id} was not found.`);
     return record;
+  }
+}
+
+function assertRunning(database: Database): void {
+  if (database.status !== 'running') {
+    throw new DomainError(
+      'DATABASE_NOT_READY',
+      `Database ${database.name} is ${database.status}; a backup needs it running.`,
+    );
   }
 }
 

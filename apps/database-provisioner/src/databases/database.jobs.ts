@@ -13,6 +13,7 @@ import type { EntityManager } from 'typeorm';
 import { BackupsClient } from '../backups-client/backups.client.js';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
+import { openCredentials } from '../credentials/sealed-credentials.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
 import { PitrClient } from '../pitr-client/pitr.client.js';
 import { RestoreEntity } from '../restores/restore.entity.js';
@@ -193,13 +194,13 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     const credentials = await this.dataSource
       .getRepository(CredentialsEntity)
       .findOneByOrFail({ databaseId: record.id });
-    const password = this.secrets.open(credentials.passwordSealed);
+    const { password, replicationPassword } = openCredentials(this.secrets, credentials);
     const endpoint = await this.driver.create({
       serverId: record.platformServiceId,
       port: record.port,
       databaseName: record.name,
       password,
-      replicationPassword: this.secrets.open(credentials.replicationPasswordSealed),
+      replicationPassword,
       config: record.config,
     });
     const encrypted = await checkTlsLogin({

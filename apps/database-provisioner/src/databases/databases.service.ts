@@ -12,7 +12,7 @@ import type {
   RequestContext,
   RunningDatabase,
 } from '@pgcloud/contracts';
-import { DomainError, newId } from '@pgcloud/contracts';
+import { DomainError, isDatabaseName, newId } from '@pgcloud/contracts';
 import { DatabaseDriver, REPLICATION_ROLE } from '../drivers/database-driver.js';
 import { requireUser } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
@@ -20,6 +20,7 @@ import { DataSource, In, Not, Repository } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
+import { openCredentials, sealCredentials } from '../credentials/sealed-credentials.js';
 import { ProjectsClient } from '../projects-client/projects.client.js';
 import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
 import { DatabaseJobs } from './database.jobs.js';
@@ -101,7 +102,7 @@ export class DatabasesService {
     const credentials = await this.dataSource
       .getRepository(CredentialsEntity)
       .findOneByOrFail({ databaseId: record.id });
-    const password = this.secrets.open(credentials.passwordSealed);
+    const { password } = openCredentials(this.secrets, credentials);
     const host = this.config.DATABASE_HOST;
     const url = new URL(`postgresql://${host}:${record.port}/${record.name}?sslmode=require`);
     url.username = record.name;
@@ -162,7 +163,7 @@ export class DatabasesService {
       host: this.config.DATABASE_HOST,
       port: record.port,
       user: REPLICATION_ROLE,
-      password: this.secrets.open(credentials.replicationPasswordSealed),
+      password: openCredentials(this.secrets, credentials).replicationPassword,
       ca_pem: await this.driver.caCertificate(),
     };
   }
@@ -186,6 +187,8 @@ export class DatabasesService {
   /**
    * Writes a new database (with its credentials and a port) under the project's quota,
    * and whatever `within` adds, in one transaction: a provisioning job, or a restore.
+   * Checks in decisions.md section 1's order: quota (403), name (409), then room for a
+   * server (503); a refused create writes nothing.
    */
   async insert(
     ctx: RequestContext,
@@ -194,24 +197,9 @@ export class DatabasesService {
     within: (manager: EntityManager, record: DatabaseEntity) => Promise<void>,
   ): Promise<DatabaseEntity> {
     for (let attempt = 0; ; attempt++) {
-      const taken = new Set(
-        (await this.databases.find({ select: { port: true } })).map((row) => row.port),
-      );
-      const port = await allocatePort(
-        this.config.portRange,
-        taken,
-        this.config.DATABASE_LISTEN_ADDRESS,
-      );
-      const record = this.databases.create({
-        ...fields,
-        id: newId('db'),
-        platformServiceId: newId('srv'),
-        status,
-        port,
-        error: null,
-      });
+      let port: number | undefined;
       try {
-        await this.dataSource.transaction(async (manager) => {
+        const id = await this.dataSource.transaction(async (manager) => {
           // Creates in one project take turns, so two at once cannot both pass the quota.
           await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [fields.projectId]);
           const inProject = await manager.countBy(DatabaseEntity, {
@@ -219,42 +207,87 @@ export class DatabasesService {
             status: Not('deleting'),
           });
           assertWithinTier(ctx.tier, fields.config, inProject, this.freeLimits());
-          await manager.insert(DatabaseEntity, record);
-          await manager.insert(CredentialsEntity, {
-            databaseId: record.id,
-            passwordSealed: this.secrets.seal(newPassword()),
-            replicationPasswordSealed: this.secrets.seal(newPassword()),
+          await this.assertNameFree(manager, fields);
+          port = await this.freePort(manager);
+          const record = this.databases.create({
+            ...fields,
+            id: newId('db'),
+            platformServiceId: newId('srv'),
+            status,
+            port,
+            error: null,
           });
-          await within(manager, record);
-        });
-        return this.databases.findOneByOrFail({ id: record.id });
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-        const nameTaken = await this.databases.existsBy({
-          projectId: fields.projectId,
-          name: fields.name,
-          status: Not('deleting'),
-        });
-        if (nameTaken)
-          throw new DomainError(
-            'DATABASE_NAME_TAKEN',
-            `The project already has a database named "${fields.name}".`,
+          await manager.insert(DatabaseEntity, record);
+          await manager.insert(
+            CredentialsEntity,
+            sealCredentials(this.secrets, record.id, {
+              password: newPassword(),
+              replicationPassword: newPassword(),
+            }),
           );
-        if (attempt >= 5) throw err; // another create took the same port: pick again
+          await within(manager, record);
+          return record.id;
+        });
+        return this.databases.findOneByOrFail({ id });
+      } catch (err) {
+        // Only a create in another project taking the same port meanwhile is tried again.
+        const portTaken =
+          isUniqueViolation(err) &&
+          (err as { constraint?: string }).constraint === 'databases_port_key';
+        if (!portTaken || attempt >= 5) throw err;
         this.logger.debug(`[${ctx.requestId}] port ${port} was taken meanwhile; trying another`);
       }
     }
   }
 
+  private async assertNameFree(
+    manager: EntityManager,
+    fields: Pick<DatabaseEntity, 'projectId' | 'name'>,
+  ): Promise<void> {
+    const taken = await manager.existsBy(DatabaseEntity, {
+      projectId: fields.projectId,
+      name: fields.name,
+      status: Not('deleting'),
+    });
+    if (taken)
+      throw new DomainError(
+        'DATABASE_NAME_TAKEN',
+        `The project already has a database named "${fields.name}".`,
+      );
+  }
+
+  /** A port of the range for a new server; SERVICE_UNAVAILABLE when none is left. */
+  private async freePort(manager: EntityManager): Promise<number> {
+    // Records being deleted still hold their ports until their servers are gone.
+    const rows = await manager.find(DatabaseEntity, { select: { port: true } });
+    const port = await allocatePort(
+      this.config.portRange,
+      new Set(rows.map((row) => row.port)),
+      this.config.DATABASE_LISTEN_ADDRESS,
+    );
+    if (port === undefined) {
+      this.logger.warn(`no free port left in ${this.config.DATABASE_PORT_RANGE}`);
+      throw new DomainError(
+        'SERVICE_UNAVAILABLE',
+        'This deployment has no room for another database server right now; try again later.',
+      );
+    }
+    return port;
+  }
+
   /** The caller's database (any status but deleting), or PROJECT_/DATABASE_NOT_FOUND. */
   async findOwned(ctx: RequestContext, ref: DatabaseRef): Promise<DatabaseEntity> {
     const project = await this.projects.check(ctx, ref.project_id);
+    const notFound = new DomainError('DATABASE_NOT_FOUND', `Database ${ref.name} was not found.`);
+    // A name that breaks the name rules names nothing, and never reaches SQL (where a NUL
+    // in it was an error, 500, instead of an answer).
+    if (!isDatabaseName(ref.name)) throw notFound;
     const record = await this.databases.findOneBy({
       projectId: project.id,
       name: ref.name,
       status: In(['provisioning', 'running', 'restoring', 'failed']),
     });
-    if (!record) throw new DomainError('DATABASE_NOT_FOUND', `Database ${ref.name} was not found.`);
+    if (!record) throw notFound;
     return record;
   }
 

@@ -1,18 +1,19 @@
 import { createServer } from 'node:net';
 
 /**
- * The lowest port of the range that no record holds and nothing on this host listens on.
+ * The lowest port of the range that no record holds and nothing on this host listens on,
+ * or undefined when there is none: the deployment has no room for another server.
  * The records' unique index settles a race between two creates.
  */
 export async function allocatePort(
   range: { first: number; last: number },
   taken: ReadonlySet<number>,
   host: string,
-): Promise<number> {
+): Promise<number | undefined> {
   for (let port = range.first; port <= range.last; port++) {
     if (!taken.has(port) && (await isFree(host, port))) return port;
   }
-  throw new Error(`no free port left in ${range.first}-${range.last}`);
+  return undefined;
 }
 
 function isFree(host: string, port: number): Promise<boolean> {

@@ -97,6 +97,15 @@ export abstract class DatabaseDriver {
   /** Stops the server and removes its data; nothing when it does not exist. */
   abstract destroy(serverId: string): Promise<void>;
 
+  /**
+   * A server with no record: stopped and set aside whole, never deleted at once (the
+   * records may be the wrong ones). Answers where it went, for the log.
+   */
+  abstract quarantine(serverId: string): Promise<string>;
+
+  /** Deletes the servers quarantined before `before`; answers their ids. */
+  abstract purgeQuarantined(before: Date): Promise<string[]>;
+
   /** Bytes the server's databases take (what the `storage` limit is checked against). */
   abstract usedBytes(serverId: string): Promise<number>;
 
@@ -111,6 +120,17 @@ export abstract class DatabaseDriver {
     readOnly: boolean,
     options?: { endOpenTransactions?: boolean },
   ): Promise<void>;
+
+  /**
+   * Keeps a server within its limits whatever its owner set inside it: resets database-
+   * and role-level settings that would lift the storage limit's read-only mode (and, when
+   * `atLimit`, ends the sessions that started writable under them), and caps temp files
+   * at the storage size (temp_file_limit). Answers what it changed.
+   */
+  abstract enforceLimits(
+    serverId: string,
+    limits: { databaseName: string; storageGib: number; atLimit: boolean },
+  ): Promise<string[]>;
 
   /**
    * Restore, step 1: builds the restored data beside the live data (download with its

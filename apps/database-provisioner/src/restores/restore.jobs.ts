@@ -14,6 +14,7 @@ import { BackupsClient } from '../backups-client/backups.client.js';
 import { PitrClient } from '../pitr-client/pitr.client.js';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
+import { openCredentials } from '../credentials/sealed-credentials.js';
 import { CredentialsEntity, DatabaseEntity } from '../databases/database.entity.js';
 import { DatabaseJobs } from '../databases/database.jobs.js';
 import type { RestoreOutcome, RestoreSpec } from '../drivers/database-driver.js';
@@ -150,8 +151,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     const credentials = await this.dataSource
       .getRepository(CredentialsEntity)
       .findOneByOrFail({ databaseId: target.id });
-    const password = this.secrets.open(credentials.passwordSealed);
-    const replicationPassword = this.secrets.open(credentials.replicationPasswordSealed);
+    const { password, replicationPassword } = openCredentials(this.secrets, credentials);
     if (target.id !== source.id) {
       // A new database: its own server first (its certificate, port, credentials).
       await this.driver.create({

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Database, Project } from '@pgcloud/contracts';
@@ -7,27 +7,13 @@ import type { SignedIn } from '@pgcloud/testing';
 import { ApiClient, eventually, signIn } from '@pgcloud/testing';
 import type { Stack } from '@pgcloud/testing';
 import { expectData } from '../support/assertions.js';
-import { psql, runningDatabase, waitForStatus } from '../support/databases.js';
+import { postmasterPid, psql, runningDatabase, waitForStatus } from '../support/databases.js';
 import { sleep } from '../support/device-flow.js';
 import { ownStack } from '../support/shared-stack.js';
 
-/** The pid in a data directory's postmaster.pid: the server's main process. */
-function postmasterPid(dataDir: string, serverId: string): number {
-  const find = (dir: string, depth: number): string | undefined => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isFile() && entry.name === 'postmaster.pid' && path.includes(serverId)) return path;
-      if (entry.isDirectory() && depth > 0) {
-        const found = find(path, depth - 1);
-        if (found) return found;
-      }
-    }
-    return undefined;
-  };
-  const file = find(dataDir, 5);
-  assert.ok(file, `postmaster.pid of ${serverId}`);
-  return Number(readFileSync(file, 'utf8').split('\n')[0]);
-}
+/** Database- and role-level settings of a server that name a read-only setting. */
+const READ_ONLY_OVERRIDES =
+  "SELECT count(*) FROM pg_db_role_setting WHERE setconfig::text LIKE '%read_only%'";
 
 /** A stack of its own: these tests kill its processes. */
 describe('the provisioner watching its servers: crashes and the storage limit', () => {
@@ -136,6 +122,27 @@ describe('the provisioner watching its servers: crashes and the storage limit', 
       { intervalMs: 500 },
     );
     assert.equal(await psql(url, 'SELECT count(*) > 0 FROM filler'), 't', 'reads still work');
+    assert.equal(await psql(url, 'SHOW temp_file_limit'), '1GB', 'temp files capped at 1 GiB');
+
+    // Settings that would lift the limit for new sessions are reset within a reconcile pass.
+    for (const lift of [
+      'ALTER DATABASE filling SET default_transaction_read_only = off',
+      'ALTER ROLE filling SET default_transaction_read_only = off',
+      'ALTER ROLE filling IN DATABASE filling SET default_transaction_read_only = off',
+      'ALTER DATABASE filling SET transaction_read_only = off',
+    ]) {
+      await psql(url, `BEGIN READ WRITE; ${lift}; COMMIT`);
+      await eventually(
+        async () => {
+          assert.equal(await psql(url, READ_ONLY_OVERRIDES), '0', lift);
+          await assert.rejects(
+            psql(url, "INSERT INTO filler VALUES ('lifted')"),
+            /read-only transaction/,
+          );
+        },
+        { intervalMs: 500 },
+      );
+    }
 
     // The owner may open a read-write transaction of its own to make room.
     await psql(url, 'BEGIN READ WRITE; TRUNCATE filler; COMMIT');

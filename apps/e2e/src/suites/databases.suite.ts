@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { Database, Project } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
@@ -11,6 +9,7 @@ import {
   psql,
   query,
   runningDatabase,
+  serverDirs,
   verifiedClient,
   waitForStatus,
   waitUntilClosed,
@@ -19,17 +18,6 @@ import { newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js'
 
 async function newProject(user: SignedIn, name: string): Promise<Project> {
   return expectData<Project>(await user.api.post('/projects', { name }), 201);
-}
-
-/** Every directory under DATA_DIR whose name is one of the server ids. */
-function serverDirs(dataDir: string, depth = 3): string[] {
-  if (depth < 0 || !existsSync(dataDir)) return [];
-  return readdirSync(dataDir, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .flatMap((entry) => [
-      ...(entry.name.startsWith('srv_') ? [entry.name] : []),
-      ...serverDirs(join(dataDir, entry.name), depth - 1),
-    ]);
 }
 
 describe('databases: real PostgreSQL servers', () => {

@@ -39,13 +39,21 @@ describe('the HTTP edge', () => {
     );
   });
 
-  it('refuses malformed JSON as VALIDATION_ERROR', async () => {
-    const { api } = await signIn(await newClient(), uniqueLogin('json'));
-    const response = await api.request('POST', '/projects', {
-      rawBody: '{"name": ',
-      headers: { 'content-type': 'application/json' },
-    });
-    expectError(response, 400, 'VALIDATION_ERROR');
+  it('refuses malformed JSON as VALIDATION_ERROR, after authentication', async () => {
+    const anonymous = await newClient();
+    const { api } = await signIn(anonymous, uniqueLogin('json'));
+    const malformed = { rawBody: '{"name": ', headers: { 'content-type': 'application/json' } };
+    expectError(await api.request('POST', '/projects', malformed), 400, 'VALIDATION_ERROR');
+    // decisions.md section 1: authentication (401) is checked before validation (400).
+    expectError(await anonymous.request('POST', '/projects', malformed), 401, 'AUTH_REQUIRED');
+    const badToken = anonymous.withToken(`pgc_${'x'.repeat(40)}`);
+    expectError(await badToken.request('POST', '/projects', malformed), 401, 'AUTH_REQUIRED');
+    // A public route has no authentication to pass: the body is what is wrong.
+    expectError(
+      await anonymous.request('POST', '/auth/device/token', malformed),
+      400,
+      'VALIDATION_ERROR',
+    );
   });
 
   it('echoes X-Request-Id, or makes one', async () => {

@@ -4,7 +4,7 @@ import type { Project, ProjectDetail, Region } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
 import { signIn } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
-import { newClient, uniqueLogin } from '../support/shared-stack.js';
+import { newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js';
 
 describe('projects', () => {
   let owner: SignedIn;
@@ -63,7 +63,10 @@ describe('projects', () => {
     it(`${valid ? 'accepts' : 'refuses'} a name with ${what}`, async () => {
       const response = await owner.api.post('/projects', { name });
       if (valid) {
-        assert.equal(expectData<Project>(response, 201).name, name);
+        const project = expectData<Project>(response, 201);
+        assert.equal(project.name, name);
+        // Deleted again, so the owner stays within the project quota.
+        expectData(await owner.api.delete(`/projects/${project.id}`), 200);
       } else {
         const error = expectError(response, 400, 'VALIDATION_ERROR');
         assert.ok(
@@ -157,6 +160,44 @@ describe('projects', () => {
       badForce.details?.map((d) => d.field),
       ['force'],
     );
+  });
+
+  it('allows five Free projects: the sixth is 403 and creates nothing; Pro may have a sixth', async () => {
+    const login = uniqueLogin('collector');
+    const free = await signIn(await newClient(), login);
+    for (let i = 1; i <= 5; i++)
+      expectData(await free.api.post('/projects', { name: `kept-${i}` }), 201);
+    const error = expectError(
+      await free.api.post('/projects', { name: 'one-more' }),
+      403,
+      'QUOTA_EXCEEDED',
+    );
+    assert.match(error.message, /5 projects/);
+    // Quota (403) is checked before a duplicate name (409), validation (400) before both.
+    expectError(await free.api.post('/projects', { name: 'kept-1' }), 403, 'QUOTA_EXCEEDED');
+    expectError(await free.api.post('/projects', { name: 'X' }), 400, 'VALIDATION_ERROR');
+    const listed = expectData<{ projects: Project[] }>(await free.api.get('/projects'), 200);
+    assert.deepEqual(
+      listed.projects.map((p) => p.name),
+      ['kept-1', 'kept-2', 'kept-3', 'kept-4', 'kept-5'],
+    );
+
+    // Deleting one makes room for one.
+    const first = listed.projects[0];
+    assert.ok(first);
+    expectData(await free.api.delete(`/projects/${first.id}`), 200);
+    expectData(await free.api.post('/projects', { name: 'one-more' }), 201);
+    expectError(await free.api.post('/projects', { name: 'too-many' }), 403, 'QUOTA_EXCEEDED');
+
+    const stack = await sharedStack();
+    assert.match(
+      await stack.runAdmin('auth-service', ['set-tier', login, 'pro']),
+      /is now on the pro tier/,
+    );
+    const pro = await signIn(await newClient(), login);
+    expectData(await pro.api.post('/projects', { name: 'sixth' }), 201);
+    const { projects } = expectData<{ projects: Project[] }>(await pro.api.get('/projects'), 200);
+    assert.equal(projects.length, 6);
   });
 
   it('deletes with ?force=true too', async () => {

@@ -1,6 +1,9 @@
 import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ConnectionDetails, Database } from '@pgcloud/contracts';
+import type { SocketAddress } from '@pgcloud/postgres';
 import type { ApiClient } from '@pgcloud/testing';
 import { canConnect } from '@pgcloud/testing';
 import pg from 'pg';
@@ -95,4 +98,46 @@ export async function waitUntilClosed(port: number, timeoutMs = 20_000): Promise
     if (Date.now() > deadline) throw new Error(`port ${port} still answers`);
     await sleep(200);
   }
+}
+
+/** Every directory under DATA_DIR whose name is one of the server ids. */
+export function serverDirs(dataDir: string, depth = 3): string[] {
+  if (depth < 0 || !existsSync(dataDir)) return [];
+  return readdirSync(dataDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) => [
+      ...(entry.name.startsWith('srv_') ? [entry.name] : []),
+      ...serverDirs(join(dataDir, entry.name), depth - 1),
+    ]);
+}
+
+/** The postmaster.pid of a database's server (its id in the path), or undefined. */
+function postmasterFile(dir: string, serverId: string, depth = 5): string | undefined {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isFile() && entry.name === 'postmaster.pid' && path.includes(serverId)) return path;
+    if (entry.isDirectory() && depth > 0) {
+      const found = postmasterFile(path, serverId, depth - 1);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** The lines of a running server's postmaster.pid: pid, data dir, start, port, socket dir. */
+function postmasterLines(dataDir: string, serverId: string): string[] {
+  const file = postmasterFile(dataDir, serverId);
+  if (!file) throw new Error(`no postmaster.pid of ${serverId} under ${dataDir}`);
+  return readFileSync(file, 'utf8').split('\n');
+}
+
+/** The pid of a server's main process. */
+export function postmasterPid(dataDir: string, serverId: string): number {
+  return Number(postmasterLines(dataDir, serverId)[0]);
+}
+
+/** Where the operator's superuser reaches a server: its socket (trust, PostgreSQL's OS user). */
+export function superuserAddress(dataDir: string, serverId: string): SocketAddress {
+  const lines = postmasterLines(dataDir, serverId);
+  return { port: Number(lines[3]), socketDir: lines[4] ?? '' };
 }

@@ -7,7 +7,7 @@ import { ApiClient, Stack } from '@pgcloud/testing';
  * limits are tested on a stack of their own (rate-limits.suite.ts).
  */
 export const SHARED_STACK_ENV = {
-  TRUST_PROXY: 'true',
+  TRUST_PROXY: '1',
   DEVICE_POLL_INTERVAL_SECONDS: '1',
   RATE_LIMIT_FREE_PER_MINUTE: '60000',
   RATE_LIMIT_FREE_BURST: '1000',

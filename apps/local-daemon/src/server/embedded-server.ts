@@ -21,7 +21,7 @@ import {
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
-import { ensureSecretFile } from '../secrets/secret-file.js';
+import { ensureSecretFile } from '@pgcloud/config';
 import type { ServerAccess } from './server-access.js';
 
 /** What the embedded server is made from (DAEMON_DATA_DIR, DAEMON_PG_PORT, PG_*). */

@@ -179,6 +179,32 @@ describe('project-service over RabbitMQ and PostgreSQL', () => {
     }
   });
 
+  it('lets concurrent creates of one account pass the project quota no further than its limit', async () => {
+    const client = isolation.client('projects');
+    const carol: RequestContext = { ...alice, userId: 'user_cccccccccccccccccccc' };
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) =>
+        client.send<Project>(PROJECT_PATTERNS.create, carol, { name: `parallel-${i}` }),
+      ),
+    );
+    assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 5);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected')
+        assert.equal((outcome.reason as DomainError).code, 'QUOTA_EXCEEDED');
+    }
+    const rows = await isolation.sql('SELECT 1 FROM projects.projects WHERE owner_id = $1', [
+      carol.userId,
+    ]);
+    assert.equal(rows.length, 5, 'the refused creates wrote nothing');
+    // At the limit, quota (403) is checked before a duplicate name (409).
+    assert.equal(
+      await errorCode(client.send(PROJECT_PATTERNS.create, carol, { name: 'parallel-0' })),
+      'QUOTA_EXCEEDED',
+    );
+    const proCarol: RequestContext = { ...carol, tier: 'pro' };
+    await client.send<Project>(PROJECT_PATTERNS.create, proCarol, { name: 'sixth' });
+  });
+
   it('never runs later a request nobody waits for any more', async () => {
     await service?.close();
     service = undefined;

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import type {
   CreateProjectDto,
   Deleted,
@@ -9,9 +9,10 @@ import type {
   RequestContext,
 } from '@pgcloud/contracts';
 import { DomainError, PROJECT_EVENTS, isId, newId } from '@pgcloud/contracts';
-import { EventPublisher, requireUser } from '@pgcloud/messaging';
+import { EventPublisher, assertTierQuota, requireUser } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
-import { Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { ProjectServiceConfig } from '../config.js';
 import { DatabasesClient } from '../databases-client/databases.client.js';
 import { RegionsService } from '../regions/regions.service.js';
 import { ProjectEntity } from './project.entity.js';
@@ -23,9 +24,11 @@ export class ProjectsService {
 
   constructor(
     @InjectRepository(ProjectEntity) private readonly projects: Repository<ProjectEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly regions: RegionsService,
     private readonly events: EventPublisher,
     private readonly databases: DatabasesClient,
+    private readonly config: ProjectServiceConfig,
   ) {}
 
   async create(ctx: RequestContext, dto: CreateProjectDto): Promise<Project> {
@@ -49,7 +52,24 @@ export class ProjectsService {
       defaultRegion: region,
     });
     try {
-      await this.projects.insert(project);
+      await this.dataSource.transaction(async (manager) => {
+        // One account's creates take turns, so two at once cannot both pass the quota.
+        // The two-key form keeps this lock apart from other services' one-key locks.
+        await manager.query(
+          "SELECT pg_advisory_xact_lock(hashtext('projects.per-owner'), hashtext($1))",
+          [ownerId],
+        );
+        // Quota (403) comes before a duplicate name (409): decisions.md section 1's order.
+        const owned = await manager.countBy(ProjectEntity, { ownerId });
+        assertTierQuota(
+          ctx.tier,
+          owned,
+          this.config.projectLimits,
+          'projects per account',
+          'delete one to make room',
+        );
+        await manager.insert(ProjectEntity, project);
+      });
     } catch (err) {
       if (isUniqueViolation(err))
         throw new DomainError(

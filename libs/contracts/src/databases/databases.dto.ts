@@ -16,6 +16,11 @@ import {
 /** Database names: lowercase letters, digits, `_` and `-`, a letter first, 1 to 63 long. */
 export const DATABASE_NAME_PATTERN = /^[a-z][a-z0-9_-]*$/;
 
+/** True when `value` keeps the name rules, so it may name a database at all. */
+export function isDatabaseName(value: string): boolean {
+  return value.length <= 63 && DATABASE_NAME_PATTERN.test(value);
+}
+
 /**
  * The name rules of decisions.md section 5 on a DTO property: a string of 1 to 63
  * characters of DATABASE_NAME_PATTERN. The cloud and the local daemon share them.

@@ -21,7 +21,14 @@ describe('sizeSettings', () => {
       max_parallel_workers: 2,
       max_parallel_workers_per_gather: 1,
       max_parallel_maintenance_workers: 1,
+      temp_file_limit: '10485760kB',
     });
+  });
+
+  it('caps temp files at the storage size', () => {
+    assert.equal(sizeSettings({ ...defaults, storage: 1 }).temp_file_limit, '1048576kB');
+    assert.equal(sizeSettings({ ...defaults, storage: 1024 }).temp_file_limit, '1073741824kB');
+    assert.equal(sizeSettings({ ...defaults, storage: 1.5 }).temp_file_limit, '1572864kB');
   });
 
   it('scales memory: 25% shared_buffers, 75% effective_cache_size', () => {

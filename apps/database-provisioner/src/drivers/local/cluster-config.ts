@@ -1,7 +1,7 @@
 import type { DatabaseConfig } from '@pgcloud/contracts';
 import type { SettingValue } from '@pgcloud/postgres';
 import { renderHbaRules } from '@pgcloud/postgres';
-import { isIP } from 'node:net';
+import { isLoopbackAddress } from '@pgcloud/config';
 import { REPLICATION_ROLE } from '../database-driver.js';
 
 // Small, so that many local servers fit on one machine; a managed pooler is a later concern.
@@ -10,10 +10,16 @@ const MIN_SHARED_BUFFERS_MB = 32;
 /** The first line of every file the driver writes into a server's data directory. */
 export const GENERATED_HEADER = "Written by pgcloud's local driver, which rewrites this file.";
 
+/** temp_file_limit for a storage size: temp files may not outgrow the storage limit. */
+export function tempFileLimitKb(storageGib: number): number {
+  return Math.floor(storageGib * 1024 * 1024);
+}
+
 /**
  * Maps a database's size (decisions.md section 5) to PostgreSQL settings (DESIGN.md
  * section 4): memory to shared_buffers (25%) and effective_cache_size (75%), cpu to
- * parallel workers. Storage is a limit the provisioner watches, not a server setting.
+ * parallel workers, storage to temp_file_limit. The storage limit itself is watched by
+ * the provisioner (reconcile/storage-limit.ts).
  */
 export function sizeSettings(config: DatabaseConfig): Record<string, SettingValue> {
   const memoryMb = Math.floor(config.memory * 1024);
@@ -28,6 +34,7 @@ export function sizeSettings(config: DatabaseConfig): Record<string, SettingValu
     max_parallel_workers: parallelWorkers,
     max_parallel_workers_per_gather: perGather,
     max_parallel_maintenance_workers: perGather,
+    temp_file_limit: `${tempFileLimitKb(config.storage)}kB`,
   };
 }
 
@@ -99,10 +106,5 @@ export function isLoopbackOnly(listenAddress: string): boolean {
     .split(',')
     .map((address) => address.trim())
     .filter((address) => address.length > 0)
-    .every(
-      (address) =>
-        address === 'localhost' ||
-        address === '::1' ||
-        (isIP(address) === 4 && address.startsWith('127.')),
-    );
+    .every(isLoopbackAddress);
 }

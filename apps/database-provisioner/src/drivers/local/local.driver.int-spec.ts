@@ -149,6 +149,68 @@ describe('LocalDriver against real PostgreSQL servers', () => {
     });
   });
 
+  it('enforces its limits: temp_file_limit, and no setting that lifts the read-only mode', async () => {
+    const address = { socketDir: serverPaths(dataDir, spec.serverId).socketDir, port: spec.port };
+    const sessionsOfApp = () =>
+      withSuperuser(address, 5000, async (client) => {
+        const { rows } = await client.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = 'app_db'",
+        );
+        return rows[0]?.n ?? 0;
+      });
+    const tempFileLimit = () =>
+      asApp(
+        async (client) =>
+          (await client.query<{ temp_file_limit: string }>('SHOW temp_file_limit')).rows[0]
+            ?.temp_file_limit,
+      );
+    assert.equal(await tempFileLimit(), '10GB', 'set at creation');
+    // A server made before temp_file_limit was set.
+    await withSuperuser(address, 5000, async (client) => {
+      await client.query('ALTER SYSTEM SET temp_file_limit = -1');
+      await client.query('SELECT pg_reload_conf()');
+    });
+    await waitUntil(async () => (await tempFileLimit()) === '-1', 5000);
+    await asApp(async (client) => {
+      await client.query('ALTER DATABASE app_db SET default_transaction_read_only = off');
+      await client.query('ALTER ROLE app_db SET transaction_read_only = off');
+      await client.query("ALTER ROLE app_db SET work_mem = '8MB'");
+      await client.query(
+        'ALTER ROLE app_db IN DATABASE app_db SET default_transaction_read_only = on',
+      );
+    });
+    // A session that started under the overrides: writable for its whole life.
+    let ended: Promise<unknown> = Promise.resolve();
+    const openedBefore = asApp(async (client) => {
+      ended = new Promise((resolve) => client.on('error', resolve));
+      await client.query('SELECT 1');
+      await ended;
+    });
+    await waitUntil(async () => (await sessionsOfApp()) >= 1, 5000);
+    const limits = { databaseName: 'app_db', storageGib: 10, atLimit: true };
+    const changed = await driver.enforceLimits(spec.serverId, limits);
+    assert.equal(changed.length, 4, changed.join('; '));
+    assert.match(changed.join('; '), /ended 1 sessions/);
+    await openedBefore; // its connection was ended by the server
+    await ended;
+    await waitUntil(async () => (await tempFileLimit()) === '10GB', 5000);
+    const settings = await withSuperuser(address, 5000, async (client) => {
+      const { rows } = await client.query<{ setconfig: string[] }>(
+        'SELECT setconfig FROM pg_db_role_setting ORDER BY setdatabase',
+      );
+      return rows.map((row) => row.setconfig);
+    });
+    // The owner's own choices stay: work_mem, and a read-only mode it turned on itself.
+    assert.deepEqual(settings, [['work_mem=8MB'], ['default_transaction_read_only=on']]);
+    assert.deepEqual(await driver.enforceLimits(spec.serverId, limits), [], 'nothing more');
+    await asApp(async (client) => {
+      await client.query('BEGIN READ WRITE');
+      await client.query('ALTER ROLE app_db RESET ALL');
+      await client.query('ALTER ROLE app_db IN DATABASE app_db RESET ALL');
+      await client.query('COMMIT');
+    });
+  });
+
   it('refuses a wrong password and a connection without TLS', async () => {
     await assert.rejects(
       asApp(() => Promise.resolve(), { password: 'not-the-password' }),

@@ -21,7 +21,9 @@ import type {
   ServerState,
 } from '../database-driver.js';
 import { DatabaseDriver } from '../database-driver.js';
-import { portFromConf } from './cluster-config.js';
+import { portFromConf, tempFileLimitKb } from './cluster-config.js';
+import { purgeSetAside, setAside } from './quarantine.js';
+import { enforceServerLimits } from './server-limits.js';
 import { buildServerFiles } from './server-files.js';
 import type { DriverPaths, ServerPaths } from './server-paths.js';
 import { assertSocketPathFits, driverPaths, serverPaths } from './server-paths.js';
@@ -144,13 +146,40 @@ export class LocalDriver extends DatabaseDriver {
     });
   }
 
+  async enforceLimits(
+    serverId: string,
+    limits: { databaseName: string; storageGib: number; atLimit: boolean },
+  ): Promise<string[]> {
+    const address = await this.socketAddress(serverPaths(this.settings.dataDir, serverId));
+    const { databaseName, storageGib, atLimit } = limits;
+    return enforceServerLimits(
+      address,
+      { databaseName, tempFileLimitKb: tempFileLimitKb(storageGib), atLimit },
+      SQL_TIMEOUT_MS,
+    );
+  }
+
   async destroy(serverId: string): Promise<void> {
+    const paths = await this.stopAll(serverId);
+    await rm(paths.serverDir, { recursive: true, force: true });
+  }
+
+  async quarantine(serverId: string): Promise<string> {
+    const paths = await this.stopAll(serverId);
+    return setAside(this.paths.quarantineDir, paths.serverDir, serverId);
+  }
+
+  purgeQuarantined(before: Date): Promise<string[]> {
+    return purgeSetAside(this.paths.quarantineDir, before.getTime());
+  }
+
+  /** Stops a server, and the checking server a restore may run beside its live data. */
+  private async stopAll(serverId: string): Promise<ServerPaths> {
     const paths = serverPaths(this.settings.dataDir, serverId);
-    // A restore's checking server may run in the build beside the live data.
     if (await exists(paths.serverDir))
       await discardRestoreBuild(paths, this.tools((await this.ready()).osUser));
     if (await exists(paths.pgdata)) await this.stop(paths);
-    await rm(paths.serverDir, { recursive: true, force: true });
+    return paths;
   }
 
   async buildRestore(spec: RestoreSpec): Promise<RestoreOutcome> {

@@ -10,6 +10,8 @@ export interface DriverPaths {
   /** The initdb result every server is copied from. */
   templateDir: string;
   serversDir: string;
+  /** Servers without a record, set aside until their grace period ends. */
+  quarantineDir: string;
 }
 
 /** Where one server's files live; the whole directory goes when the server does. */
@@ -35,6 +37,7 @@ export function driverPaths(dataDir: string): DriverPaths {
     localDir,
     templateDir: join(localDir, 'template'),
     serversDir: join(localDir, 'servers'),
+    quarantineDir: join(localDir, 'quarantine'),
   };
 }
 

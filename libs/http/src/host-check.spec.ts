@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isLoopbackHost } from './loopback-host.js';
+import { isLoopbackHost } from './host-check.js';
 
 describe('isLoopbackHost', () => {
   it('accepts localhost, 127.0.0.1 and [::1], with or without a port', () => {

@@ -1,0 +1,50 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import helmet from 'helmet';
+
+// The HTML pages of the gateway: the verification form (an inline stylesheet, a form posted
+// to itself) and Swagger UI (its scripts and styles from /docs, inline styles, data: icons,
+// "try it out" requests to this origin).
+const HTML_PAGES = /^\/(device|docs)(\/|$)/i; // Express routes ignore case too
+
+/**
+ * The security headers of every gateway answer (decisions.md section 11), through helmet:
+ * nosniff and no referrer everywhere; HTML pages get a Content-Security-Policy that lets
+ * nothing frame them, the JSON API one that allows nothing at all. Every answer is
+ * `Cache-Control: no-store`: most carry a user's data or a secret, and the rest are cheap.
+ */
+export function edgeHeaders(publicBaseUrl: string): RequestHandler {
+  const common = {
+    referrerPolicy: { policy: 'no-referrer' as const },
+    xFrameOptions: { action: 'deny' as const },
+    // Only where people reach the gateway over HTTPS: HSTS on plain HTTP means nothing.
+    strictTransportSecurity: new URL(publicBaseUrl).protocol === 'https:',
+  };
+  const pages = helmet({
+    ...common,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        objectSrc: ["'none'"],
+      },
+    },
+  });
+  const api = helmet({
+    ...common,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+    },
+  });
+  return (req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('Cache-Control', 'no-store');
+    (HTML_PAGES.test(req.path) ? pages : api)(req, res, next);
+  };
+}

@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DomainError } from '@pgcloud/contracts';
+import { IsString } from 'class-validator';
+import { createValidationPipe, MAX_INPUT_DEPTH, nestsDeeperThan } from './validation.pipe.js';
+
+class NameDto {
+  @IsString()
+  name!: string;
+}
+
+function nested(depth: number): unknown {
+  let value: unknown = 'deep';
+  for (let i = 0; i < depth; i++) value = i % 2 ? [value] : { a: value };
+  return value;
+}
+
+describe('the validation pipe', () => {
+  it('measures nesting without recursion, even far past the stack', () => {
+    assert.equal(nestsDeeperThan({ a: [1, { b: 2 }] }, 3), false);
+    assert.equal(nestsDeeperThan({ a: [1, { b: {} }] }, 3), true);
+    assert.equal(nestsDeeperThan('flat', 0), false);
+    assert.equal(nestsDeeperThan(nested(200_000), MAX_INPUT_DEPTH), true);
+  });
+
+  it('refuses a body nested thousands deep as VALIDATION_ERROR, not a stack overflow', async () => {
+    const pipe = createValidationPipe();
+    const metadata = { type: 'body', metatype: NameDto, data: undefined } as const;
+    await assert.rejects(
+      pipe.transform({ name: 'x', extra: nested(5000) }, metadata),
+      (err: unknown) => err instanceof DomainError && err.code === 'VALIDATION_ERROR',
+    );
+    assert.deepEqual(
+      await pipe.transform({ name: 'x' }, metadata),
+      Object.assign(new NameDto(), { name: 'x' }),
+    );
+  });
+});
