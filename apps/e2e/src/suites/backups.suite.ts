@@ -230,6 +230,47 @@ describe('backups: real base backups in S3', () => {
     );
   });
 
+  it('keeps ten manual backups on Free: the eleventh is 403 until one is deleted', async () => {
+    const hoarder = await signIn(await newClient(), uniqueLogin('hoarder'));
+    const own = expectData<Project>(await hoarder.api.post('/projects', { name: 'hoard' }), 201);
+    await runningDatabase(hoarder.api, own.id, 'tiny');
+    const path = `/projects/${own.id}/databases/tiny/backups`;
+    // One at a time, as a careful user takes them; a failed one would not count.
+    const takeOne = async (): Promise<Backup> => {
+      const created = expectData<CreatedBackup>(await hoarder.api.post(path), 201);
+      return waitForBackup(hoarder.api, path, created.id);
+    };
+    // The schedule may add an automated backup meanwhile: only manual ones count.
+    const kept = async (): Promise<Backup[]> =>
+      expectData<{ backups: Backup[] }>(await hoarder.api.get(path), 200).backups.filter(
+        (b) => b.type === 'manual' && b.status !== 'failed',
+      );
+    while ((await kept()).length < 8) await takeOne();
+
+    // Four at once for the last two places: the count and the insert are one step.
+    const racing = await Promise.all(Array.from({ length: 4 }, () => hoarder.api.post(path)));
+    assert.deepEqual(racing.map((r) => r.status).sort(), [201, 201, 403, 403]);
+    const raced = racing.filter((r) => r.status === 201);
+    for (const response of racing)
+      if (response.status === 403) expectError(response, 403, 'QUOTA_EXCEEDED');
+    // Pending backups count as much as completed ones.
+    const refused = expectError(await hoarder.api.post(path), 403, 'QUOTA_EXCEEDED');
+    assert.match(refused.message, /10 manual backups/);
+    for (const response of raced)
+      await waitForBackup(hoarder.api, path, expectData<CreatedBackup>(response, 201).id);
+    while ((await kept()).length < 10) await takeOne();
+    expectError(await hoarder.api.post(path), 403, 'QUOTA_EXCEEDED');
+    assert.equal((await kept()).length, 10, 'nothing more was made');
+
+    const oldest = (await kept()).at(-1);
+    assert.ok(oldest);
+    expectData(await hoarder.api.delete(`${path}/${oldest.id}`), 200);
+    const another = expectData<CreatedBackup>(await hoarder.api.post(path), 201);
+    expectError(await hoarder.api.post(path), 403, 'QUOTA_EXCEEDED');
+    await waitForBackup(hoarder.api, path, another.id);
+    expectData(await hoarder.api.delete(`/projects/${own.id}?force=true`), 200);
+  });
+
   it('deletes a backup object first, then its record', async () => {
     const stack = await sharedStack();
     const bucket = stack.bucket();
