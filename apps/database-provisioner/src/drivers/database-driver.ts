@@ -111,15 +111,10 @@ export abstract class DatabaseDriver {
 
   /**
    * Makes every new transaction read-only (or writable again), for all sessions, without a
-   * restart: how a server at its storage limit stops growing (and a restore keeps it still).
-   * With endOpenTransactions, sessions inside a transaction begun before are ended, so no
-   * write of theirs commits after it (a restore would lose it).
+   * restart: how a server at its storage limit stops growing (enforceLimits keeps its
+   * owner from lifting it). A restore needs more: holdForRestore.
    */
-  abstract setReadOnly(
-    serverId: string,
-    readOnly: boolean,
-    options?: { endOpenTransactions?: boolean },
-  ): Promise<void>;
+  abstract setReadOnly(serverId: string, readOnly: boolean): Promise<void>;
 
   /**
    * Keeps a server within its limits whatever its owner set inside it: resets database-
@@ -133,6 +128,14 @@ export abstract class DatabaseDriver {
   ): Promise<string[]>;
 
   /**
+   * Before an in-place restore: the live server is put on hold, read-only in a way no
+   * client can lift (`BEGIN READ WRITE`, session and database settings included), so no
+   * write is accepted and then lost by the swap. Reads go on; sessions are dropped once.
+   * Starts the server if it was stopped; nothing when it is held already.
+   */
+  abstract holdForRestore(serverId: string): Promise<void>;
+
+  /**
    * Restore, step 1: builds the restored data beside the live data (download with its
    * checksum verified, recovery to the end of the backup or, with `spec.recovery`, through
    * the archived WAL to the target time, promotion, the names and passwords of `spec`)
@@ -143,20 +146,20 @@ export abstract class DatabaseDriver {
 
   /**
    * Restore, step 2: stops the live server and starts the built data in its place, with
-   * the same port and certificate; the old data is kept until finishRestore. After a
-   * crash, calling it again finishes an interrupted swap.
+   * the same port and certificate, on hold until finishRestore; the old data is kept until
+   * then. After a crash, calling it again finishes an interrupted swap.
    */
   abstract swapInRestore(serverId: string): Promise<ServerEndpoint>;
 
   /** Whether restored data has been swapped in and the old data is still kept. */
   abstract restoreSwapped(serverId: string): Promise<boolean>;
 
-  /** Restore, step 3: the swap is checked; the old data goes. */
+  /** Restore, step 3: the swap is checked; the old data goes and the hold ends. */
   abstract finishRestore(serverId: string): Promise<void>;
 
   /**
    * A restore that will not finish: the built data goes and, if it was swapped in, the
-   * old data comes back, running. Nothing when there is nothing to undo.
+   * old data comes back; the server runs off hold, on its old data.
    */
   abstract abandonRestore(serverId: string): Promise<void>;
 

@@ -51,9 +51,10 @@ interface RestoreParties {
 }
 
 /**
- * Runs restores as jobs with leases (DESIGN.md section 5): the live server goes
- * read-only, the restored data is built and checked beside it, then swapped in with the
- * same port and credentials. A crash resumes the job; a failure puts the old data back.
+ * Runs restores as jobs with leases (DESIGN.md section 5): the live server goes on hold
+ * (read-only whatever its clients send), the restored data is built and checked beside
+ * it, then swapped in with the same port and credentials. A crash resumes the job; a
+ * failure puts the old data back, off hold.
  */
 @Injectable()
 export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -165,10 +166,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     }
     // A crash mid-swap is carried on from where it stopped; otherwise build afresh.
     if (!(await this.driver.restoreSwapped(serverId))) {
-      if (target.id === source.id) {
-        await this.driver.ensureRunning(serverId);
-        await this.driver.setReadOnly(serverId, true, { endOpenTransactions: true });
-      }
+      if (target.id === source.id) await this.driver.holdForRestore(serverId);
       this.logger.log(`[${ctx.requestId}] restore ${restore.id}: building ${target.id} beside`);
       const plan = await this.plan(ctx, restore);
       // The data is about to change: the WAL receiver stops, and its archive starts anew

@@ -78,24 +78,24 @@ export class RestoresService {
       throw err;
     }
     if (request.target_database === undefined) {
-      // Read-only before the answer: no write is accepted now and lost by the swap. The job
-      // sets it again (a crash in between is covered).
+      // On hold before the answer: no write is accepted from now on and lost by the swap.
+      // The job holds it again first (a crash in between is covered).
       await this.driver
-        .setReadOnly(source.platformServiceId, true, { endOpenTransactions: true })
+        .holdForRestore(source.platformServiceId)
         .catch((err: unknown) =>
-          this.logger.warn(
-            `[${ctx.requestId}] read-only now failed; the job retries: ${String(err)}`,
-          ),
+          this.logger.warn(`[${ctx.requestId}] hold now failed; the job retries: ${String(err)}`),
         );
     }
-    this.jobs.wake();
+    // Read before the job is woken, which may move it on at once: the answer tells what was
+    // created, a pending restore.
     const saved = await this.dataSource
       .getRepository(RestoreEntity)
       .findOneByOrFail({ id: restore.id });
+    this.jobs.wake();
     this.logger.log(`[${ctx.requestId}] restore ${saved.id} of ${source.id} pending`);
     const created: CreatedRestore = {
       restore_id: saved.id,
-      status: saved.status,
+      status: 'pending',
       started_at: saved.startedAt.toISOString(),
     };
     if (saved.targetDatabase) created.target_database = saved.targetDatabase;

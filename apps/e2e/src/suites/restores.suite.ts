@@ -13,7 +13,7 @@ import type { SignedIn } from '@pgcloud/testing';
 import { signIn } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
 import { waitForBackup } from '../support/backups.js';
-import { psql, runningDatabase, waitForStatus } from '../support/databases.js';
+import { psql, psqlSession, runningDatabase, waitForStatus } from '../support/databases.js';
 import { waitForRestore } from '../support/restores.js';
 import { newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js';
 
@@ -104,15 +104,24 @@ describe('restores: from a backup, in place and into a new database', () => {
     const created = expectData<CreatedRestore>(await owner.api.post(restorePath(backupId)), 201);
     assert.equal(created.target_database, undefined);
     expectError(await owner.api.post(restorePath(backupId)), 409, 'OPERATION_IN_PROGRESS');
-    // During the restore: reads work, writes are refused.
+    // During the restore: reads work, and every way a client can ask to write is refused
+    // (PostgreSQL takes SET SESSION CHARACTERISTICS itself, and refuses the write after it).
+    const url = connection.connection_string;
+    const insertC = "INSERT INTO rows (batch, payload) VALUES ('C', 'during')";
+    await assert.rejects(psql(url, insertC), /read-only transaction/);
     await assert.rejects(
-      psql(
-        connection.connection_string,
-        "INSERT INTO rows (batch, payload) VALUES ('C', 'during')",
-      ),
+      psqlSession(url, ['BEGIN READ WRITE', insertC, 'COMMIT']),
+      /cannot set transaction read-write mode/,
+    );
+    await assert.rejects(
+      psqlSession(url, ['SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE', insertC]),
       /read-only transaction/,
     );
-    assert.equal(await psql(connection.connection_string, COUNT_SQL), `${A_ROWS}|10`);
+    await assert.rejects(
+      psql(url, 'ALTER DATABASE vault SET default_transaction_read_only = off'),
+      /read-only transaction/,
+    );
+    assert.equal(await psql(url, COUNT_SQL), `${A_ROWS}|10`);
     const during = expectData<Database>(await owner.api.get(databasePath), 200);
     assert.equal(during.status, 'restoring', 'the write was refused during the restore');
 
@@ -123,6 +132,8 @@ describe('restores: from a backup, in place and into a new database', () => {
     const after = expectData<ConnectionDetails>(await owner.api.get(`${databasePath}/url`), 200);
     assert.equal(after.connection_string, connection.connection_string);
     assert.equal(await psql(connection.connection_string, COUNT_SQL), `${A_ROWS}|0`);
+    assert.equal(await psql(url, "SELECT count(*) FROM rows WHERE batch = 'C'"), '0');
+    assert.equal(await psql(url, 'SHOW default_transaction_read_only'), 'off');
     await psql(
       connection.connection_string,
       "INSERT INTO rows (batch, payload) VALUES ('B', 'again')",

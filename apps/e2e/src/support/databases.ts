@@ -91,6 +91,21 @@ export async function psql(
   return stdout.trim();
 }
 
+/**
+ * Runs statements one after another in one session, each its own transaction unless the
+ * statements open one; stops at the first error, which rejects.
+ */
+export async function psqlSession(
+  connectionString: string,
+  statements: string[],
+  timeoutMs = 20_000,
+): Promise<string> {
+  const args = [connectionString, '-XAt', '-v', 'ON_ERROR_STOP=1'];
+  for (const statement of statements) args.push('-c', statement);
+  const { stdout } = await promisify(execFile)('psql', args, { timeout: timeoutMs });
+  return stdout.trim();
+}
+
 /** Waits until nothing answers on the port any more. */
 export async function waitUntilClosed(port: number, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -277,6 +277,45 @@ describe('LocalDriver against real PostgreSQL servers', () => {
     assert.deepEqual(rows, [{ body: 'kept' }]);
   });
 
+  it('holds a server for a restore: no write whatever the client sends, then lets go on its own timeline', async () => {
+    const { socketDir } = serverPaths(dataDir, spec.serverId);
+    const timeline = () =>
+      withSuperuser({ socketDir, port: spec.port }, 5000, async (client) => {
+        const { rows } = await client.query<{ tli: number }>(
+          'SELECT timeline_id AS tli FROM pg_control_checkpoint()',
+        );
+        return rows[0]?.tli;
+      });
+    const before = await timeline();
+    const refusal = (sql: string[]) =>
+      asApp(async (client) => {
+        for (const statement of sql) await client.query(statement);
+      }).then(
+        () => 'written',
+        (err: Error) => err.message,
+      );
+    await driver.holdForRestore(spec.serverId);
+    await driver.holdForRestore(spec.serverId); // held already: no second restart
+    const insert = "INSERT INTO notes VALUES (2, 'during the hold')";
+    assert.match(await refusal([insert]), /read-only transaction/);
+    assert.match(await refusal(['BEGIN READ WRITE', insert, 'COMMIT']), /read-write mode/);
+    assert.match(
+      await refusal(['SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE', insert]),
+      /read-only transaction/,
+    );
+    const alter = `ALTER DATABASE ${spec.databaseName} SET default_transaction_read_only = off`;
+    assert.match(await refusal([alter]), /read-only transaction/);
+    const { rows } = await asApp((client) =>
+      client.query<{ body: string }>('SELECT body FROM notes'),
+    );
+    assert.deepEqual(rows, [{ body: 'kept' }], 'reads go on');
+
+    await driver.abandonRestore(spec.serverId);
+    assert.equal(await refusal([insert]), 'written');
+    assert.equal(await timeline(), before, 'the old data goes on on its own timeline');
+    await asApp((client) => client.query("DELETE FROM notes WHERE body = 'during the hold'"));
+  });
+
   it('treats a second create with the same spec as done, keeping the server and its data', async () => {
     const { pgdata } = serverPaths(dataDir, spec.serverId);
     const pidBefore = await postmasterPid(pgdata);

@@ -23,6 +23,7 @@ import type {
 import { DatabaseDriver } from '../database-driver.js';
 import { portFromConf, tempFileLimitKb } from './cluster-config.js';
 import { purgeSetAside, setAside } from './quarantine.js';
+import { inRecovery, isMarkedHeld, markHeld, promoteHeld, unmarkHeld } from './restore-hold.js';
 import { enforceServerLimits } from './server-limits.js';
 import { buildServerFiles } from './server-files.js';
 import type { DriverPaths, ServerPaths } from './server-paths.js';
@@ -124,11 +125,7 @@ export class LocalDriver extends DatabaseDriver {
     });
   }
 
-  async setReadOnly(
-    serverId: string,
-    readOnly: boolean,
-    options: { endOpenTransactions?: boolean } = {},
-  ): Promise<void> {
+  async setReadOnly(serverId: string, readOnly: boolean): Promise<void> {
     const address = await this.socketAddress(serverPaths(this.settings.dataDir, serverId));
     await withSuperuser(address, SQL_TIMEOUT_MS, async (client) => {
       // A reload reaches open sessions too: their next transaction takes the new default.
@@ -136,13 +133,6 @@ export class LocalDriver extends DatabaseDriver {
         `ALTER SYSTEM SET default_transaction_read_only = ${readOnly ? 'on' : 'off'}`,
       );
       await client.query('SELECT pg_reload_conf()');
-      if (readOnly && options.endOpenTransactions) {
-        await client.query(
-          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-            WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
-              AND xact_start IS NOT NULL`,
-        );
-      }
     });
   }
 
@@ -182,6 +172,17 @@ export class LocalDriver extends DatabaseDriver {
     return paths;
   }
 
+  async holdForRestore(serverId: string): Promise<void> {
+    const { osUser } = await this.ready();
+    const paths = serverPaths(this.settings.dataDir, serverId);
+    const address = await this.socketAddress(paths);
+    const running = await answers(address);
+    if (running && (await isMarkedHeld(paths.pgdata)) && (await inRecovery(address))) return;
+    await markHeld(paths.pgdata, osUser);
+    if (running) await this.stop(paths);
+    await this.start(paths, address, osUser);
+  }
+
   async buildRestore(spec: RestoreSpec): Promise<RestoreOutcome> {
     const { osUser, ca } = await this.ready();
     const { host, listenAddress } = this.settings;
@@ -207,13 +208,26 @@ export class LocalDriver extends DatabaseDriver {
 
   async finishRestore(serverId: string): Promise<void> {
     const { osUser } = await this.ready();
-    await finishRestore(serverPaths(this.settings.dataDir, serverId), this.tools(osUser));
+    const paths = serverPaths(this.settings.dataDir, serverId);
+    await finishRestore(paths, this.tools(osUser));
+    // Restored data is on a timeline of its own already: promotion opens it, dropping nobody.
+    const address = await this.socketAddress(paths);
+    if ((await answers(address)) && (await inRecovery(address)))
+      await promoteHeld(paths.pgdata, this.tools(osUser));
+    await unmarkHeld(paths.pgdata);
+    await this.ensureRunning(serverId);
   }
 
   async abandonRestore(serverId: string): Promise<void> {
     const { osUser } = await this.ready();
     const paths = serverPaths(this.settings.dataDir, serverId);
     await undoRestore(paths, this.tools(osUser), () => this.stop(paths));
+    // The old data goes on where it stopped, on its own timeline (its WAL archive with it):
+    // a restart off hold, not a promotion.
+    if (await isMarkedHeld(paths.pgdata)) {
+      await this.stop(paths);
+      await unmarkHeld(paths.pgdata);
+    }
     await this.ensureRunning(serverId);
   }
 
