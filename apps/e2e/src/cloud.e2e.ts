@@ -18,6 +18,7 @@ import './suites/reconcile-quarantine.suite.js';
 import './suites/database-capacity.suite.js';
 import './suites/backups.suite.js';
 import './suites/backup-faults.suite.js';
+import './suites/backup-takeover.suite.js';
 import './suites/backup-under-writes.suite.js';
 import './suites/backup-schedule.suite.js';
 import './suites/restores.suite.js';

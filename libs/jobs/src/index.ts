@@ -8,3 +8,4 @@ export * from './job-policy.js';
 export * from './jobs-table.js';
 export * from './job-queue.js';
 export * from './job-runner.js';
+export * from './job-ownership.js';

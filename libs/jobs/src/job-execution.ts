@@ -19,17 +19,38 @@ export interface ExecutionSettings {
 /**
  * One claimed job on this worker: runs its handler while renewing the lease, then settles
  * the row. Internal to the runner; run() never rejects, so no promise is left unhandled.
+ *
+ * The lease fences the work: the handler's signal is aborted once the lease could lapse
+ * within one more renewal interval without a renewal having succeeded (the database is
+ * unreachable, or a renewal hangs), so the handler stops before another worker may claim
+ * the job, not after.
  */
 export class JobExecution {
   private readonly abortController = new AbortController();
+  private readonly leaseMs: number;
+  /** Renewals are this far apart, and one may take this long before it counts as failed. */
+  private readonly renewEveryMs: number;
   private renewTimer: NodeJS.Timeout | undefined;
+  private deadlineTimer: NodeJS.Timeout | undefined;
   private renewing = false;
+  /**
+   * When (performance.now()) the last claim or renewal that succeeded was sent. The database
+   * ran it, and started the lease, after that: counted from here, the lease's end is never
+   * taken for later than it is.
+   */
+  private leaseConfirmedAt: number;
 
   constructor(
     private readonly settings: ExecutionSettings,
     private readonly job: ClaimedJob,
     private readonly handler: JobHandler | undefined,
-  ) {}
+    claimSentAt: number,
+  ) {
+    this.leaseMs = settings.leaseSeconds * 1000;
+    // A third of the lease: a renewal that fails is retried before the handler must stop.
+    this.renewEveryMs = this.leaseMs / 3;
+    this.leaseConfirmedAt = claimSentAt;
+  }
 
   /** Runs the job to its outcome; resolves whatever happens. */
   async run(): Promise<void> {
@@ -120,38 +141,69 @@ export class JobExecution {
 
   private startRenewing(): void {
     this.renewing = true;
-    this.scheduleRenewal();
+    this.armLeaseDeadline();
+    this.scheduleRenewal(this.leaseConfirmedAt + this.renewEveryMs - performance.now());
   }
 
   private stopRenewing(): void {
     this.renewing = false;
     clearTimeout(this.renewTimer);
     this.renewTimer = undefined;
+    clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
   }
 
-  private scheduleRenewal(): void {
+  private scheduleRenewal(delayMs: number): void {
     if (!this.renewing) return;
-    // A third of the lease: two renewals can fail (a slow or briefly lost database) before
-    // another worker may take the job.
-    const everyMs = (this.settings.leaseSeconds * 1000) / 3;
-    this.renewTimer = setTimeout(() => void this.renew(), everyMs);
+    this.renewTimer = setTimeout(() => void this.renew(), Math.max(0, delayMs));
+  }
+
+  /**
+   * Stops the handler when the lease has no more than one renewal interval left: by then
+   * it would lapse before the next renewal could be counted on, and another worker could
+   * claim the job while this one still works on it.
+   */
+  private armLeaseDeadline(): void {
+    clearTimeout(this.deadlineTimer);
+    const stopAt = this.leaseConfirmedAt + this.leaseMs - this.renewEveryMs;
+    this.deadlineTimer = setTimeout(
+      () => this.leaseRunningOut(),
+      Math.max(0, stopAt - performance.now()),
+    );
+  }
+
+  private leaseRunningOut(): void {
+    if (!this.renewing) return;
+    const sinceSeconds = ((performance.now() - this.leaseConfirmedAt) / 1000).toFixed(1);
+    this.settings.logger.error(
+      `${this.label()}: lease not renewed for ${sinceSeconds} s of its ` +
+        `${this.settings.leaseSeconds} s; stopping the handler before the lease lapses`,
+    );
+    this.giveUp('the job lease could not be renewed and was about to lapse');
   }
 
   private async renew(): Promise<void> {
     const { dataSource, statements, workerId, leaseSeconds, logger } = this.settings;
+    const sentAt = performance.now();
     try {
       const values = [this.job.id, workerId, this.job.attempts, leaseSeconds];
-      const rows = await queryRows(dataSource, statements.renew, values);
+      const renewal = queryRows(dataSource, statements.renew, values);
+      const rows = await withTimeout(renewal, this.renewEveryMs, 'the lease renewal timed out');
       if (!this.renewing) return; // the handler ended while this renewal was in flight
       if (rows.length === 0) {
         logger.warn(`${this.label()}: lease lost, aborting the handler`);
         this.giveUp('the job lease was lost to another worker');
         return;
       }
+      this.leaseConfirmedAt = sentAt;
+      this.armLeaseDeadline();
+      this.scheduleRenewal(sentAt + this.renewEveryMs - performance.now());
     } catch (error) {
+      if (!this.renewing) return;
       logger.warn(`${this.label()}: could not renew the lease: ${errorReason(error)}`);
+      // Sooner than usual: every retry is a chance to keep the job before the deadline.
+      this.scheduleRenewal(this.renewEveryMs / 4);
     }
-    this.scheduleRenewal();
   }
 
   private logLost(step: string): void {
@@ -162,5 +214,22 @@ export class JobExecution {
   private label(): string {
     const { type, key, attempts, max_attempts: maxAttempts } = this.job;
     return `job ${type} ${key} attempt ${attempts}/${maxAttempts}`;
+  }
+}
+
+/**
+ * Settles as `work` does, or rejects with `message` after `ms`. The work goes on (a query
+ * stays in flight until its connection fails) but is no longer waited for; its outcome is
+ * handled, so a late rejection is never unhandled.
+ */
+async function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([work, timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }

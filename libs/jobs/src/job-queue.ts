@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { jobsTable } from './jobs-table.js';
+import { configuredSchema, jobsTable } from './jobs-table.js';
 import type { SqlExecutor } from './job.types.js';
 import { queryRows } from '@pgcloud/postgres';
 
@@ -34,7 +34,7 @@ export async function enqueue(executor: SqlExecutor, options: EnqueueOptions): P
   const { type, key, payload, maxAttempts = 5, runAt } = options;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
     throw new RangeError('maxAttempts must be a positive integer');
-  const schema = options.schema ?? configuredSchema(executor);
+  const schema = options.schema ?? configuredSchema(executor, 'enqueue');
   // ON CONFLICT names the partial unique index's columns and predicate, so a duplicate
   // unfinished (type, key) is skipped, while finished jobs of that key do not block.
   const sql = `
@@ -47,14 +47,4 @@ export async function enqueue(executor: SqlExecutor, options: EnqueueOptions): P
   const values = [newJobId(), type, key, json, maxAttempts, runAt ?? null];
   const added = await queryRows<{ id: string }>(executor, sql, values);
   return added.length === 1;
-}
-
-/** The schema the executor's DataSource puts its tables in: where its service's jobs live. */
-function configuredSchema(executor: SqlExecutor): string {
-  const dataSource = 'dataSource' in executor ? executor.dataSource : executor;
-  const { options } = dataSource;
-  const schema = 'schema' in options ? options.schema : undefined;
-  if (typeof schema !== 'string' || schema === '')
-    throw new Error('enqueue needs a schema: set it in the options or on the DataSource');
-  return schema;
 }

@@ -18,6 +18,11 @@ export interface JobRunnerOptions {
   /** One handler per job type; this runner only claims jobs of these types. */
   handlers: Record<string, JobHandler>;
   onFailed?: OnJobFailed;
+  /**
+   * How long a claim or renewal holds a job (default 30). Renewed every third of it; when
+   * renewals fail for two thirds of it, the handler's signal is aborted, so the handler
+   * stops before the lease can lapse and another worker take the job.
+   */
   leaseSeconds?: number;
   pollIntervalMs?: number;
   /** How many handlers may run at once in this process. */
@@ -114,27 +119,29 @@ export class JobRunner {
   private async claimWhileFree(): Promise<void> {
     try {
       while (!this.stopping && this.active.size < this.concurrency) {
-        const job = await this.claim();
-        if (!job) return;
+        const claimed = await this.claim();
+        if (!claimed) return;
         // Launched even if stop() began during the claim: the job is ours now, and leaving
         // it would strand it until its lease lapsed.
-        this.launch(job);
+        this.launch(claimed);
       }
     } catch (error) {
       this.logger.error(`claiming a job failed: ${errorReason(error)}`);
     }
   }
 
-  private async claim(): Promise<ClaimedJob | undefined> {
+  /** The job claimed, if any, and when the claim was sent: its lease starts after that. */
+  private async claim(): Promise<{ job: ClaimedJob; sentAt: number } | undefined> {
     if (this.handledTypes.length === 0) return undefined;
     const { dataSource, statements, workerId, leaseSeconds } = this.settings;
     const values = [workerId, leaseSeconds, this.handledTypes];
+    const sentAt = performance.now();
     const [job] = await queryRows<ClaimedJob>(dataSource, statements.claim, values);
-    return job;
+    return job && { job, sentAt };
   }
 
-  private launch(job: ClaimedJob): void {
-    const execution = new JobExecution(this.settings, job, this.handlers[job.type]);
+  private launch({ job, sentAt }: { job: ClaimedJob; sentAt: number }): void {
+    const execution = new JobExecution(this.settings, job, this.handlers[job.type], sentAt);
     // run() never rejects; the chain frees the slot and looks for the next job at once.
     const running = execution.run().finally(() => {
       this.active.delete(execution);

@@ -1,4 +1,5 @@
 import { quoteIdent } from '@pgcloud/postgres';
+import type { SqlExecutor } from './job.types.js';
 
 /** The schema-qualified, quoted name of a service's jobs table. */
 export function jobsTable(schema: string): string {
@@ -40,4 +41,14 @@ export function jobsTableSql(schema: string): string {
 /** The SQL that drops a service's jobs table, for the down step of its migration. */
 export function dropJobsTableSql(schema: string): string {
   return `DROP TABLE ${jobsTable(schema)}`;
+}
+
+/** The schema the executor's DataSource puts its tables in: where its service's jobs live. */
+export function configuredSchema(executor: SqlExecutor, caller: string): string {
+  const dataSource = 'dataSource' in executor ? executor.dataSource : executor;
+  const { options } = dataSource;
+  const schema = 'schema' in options ? options.schema : undefined;
+  if (typeof schema !== 'string' || schema === '')
+    throw new Error(`${caller} needs a schema: set it in the options or on the DataSource`);
+  return schema;
 }

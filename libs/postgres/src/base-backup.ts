@@ -62,8 +62,11 @@ export async function startBaseBackup(options: {
   pgBinDir: string;
   source: BaseBackupSource;
   applicationName?: string;
+  /** Stops pg_basebackup when aborted (a job that lost its lease), as cancel() does. */
+  signal?: AbortSignal;
 }): Promise<BaseBackupStream> {
-  const { source } = options;
+  const { source, signal } = options;
+  signal?.throwIfAborted();
   const reservation = await reserveWal(source);
   // libpq reads the CA only from a file; the directory is ours alone and removed at exit.
   const dir = await mkdtemp(join(tmpdir(), 'pgcloud-basebackup-')).catch(async (err) => {
@@ -71,7 +74,10 @@ export async function startBaseBackup(options: {
     throw err;
   });
   const caFile = join(dir, 'ca.pem');
-  await writeFile(caFile, source.caPem, { mode: 0o600 }).catch(async (err) => {
+  const setUp = writeFile(caFile, source.caPem, { mode: 0o600 }).then(() =>
+    signal?.throwIfAborted(),
+  );
+  await setUp.catch(async (err) => {
     await Promise.all([reservation.release(), rm(dir, { recursive: true, force: true })]);
     throw err;
   });
@@ -87,14 +93,20 @@ export async function startBaseBackup(options: {
     join(options.pgBinDir, 'pg_basebackup'),
     [...BASE_BACKUP_ARGS, `--dbname=${conninfo}`],
     // The password goes by environment, never on the command line (ps shows that).
-    { env: { ...BASE_ENV, PGPASSWORD: source.password }, stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      env: { ...BASE_ENV, PGPASSWORD: source.password },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(signal ? { signal, killSignal: 'SIGTERM' as const } : {}),
+    },
   );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-STDERR_KEPT_BYTES);
   });
   const finished = new Promise<BaseBackupInfo>((resolve, reject) => {
-    child.once('error', reject);
+    child.once('error', (err) =>
+      reject(signal?.aborted && signal.reason instanceof Error ? signal.reason : err),
+    );
     child.once('close', (code, signal) => {
       if (code === 0) {
         const info = parseBaseBackupLog(stderr);

@@ -21,6 +21,8 @@ export interface LocalCluster {
 export interface PgTools {
   binDir: string;
   osUser: OsUser;
+  /** Kills the tool running when aborted, and stops before the next (a job that lost its lease). */
+  signal?: AbortSignal;
 }
 
 // After a kill -9, the old server's children hold its shared memory for a moment and a
@@ -40,15 +42,15 @@ const LOG_LINES_IN_ERRORS = 6;
 export async function ensureCluster(pgdata: string, tools: PgTools): Promise<void> {
   if (await isCluster(pgdata)) return;
   const building = `${pgdata}.building-${randomBytes(6).toString('hex')}`;
-  const { binDir, osUser } = tools;
+  const { binDir, osUser, signal } = tools;
   try {
-    await runPgTool(binDir, 'initdb', initdbArgs(building), { osUser });
+    await runPgTool(binDir, 'initdb', initdbArgs(building), { osUser, signal });
     await appendFile(
       `${building}/postgresql.conf`,
       `\n# pgcloud: this server's own settings, last so that they win.\ninclude '${SERVER_CONF_FILE}'\n`,
     );
     // initdb ran with --no-sync: one sync after our change covers both.
-    await runPgTool(binDir, 'initdb', ['--sync-only', `--pgdata=${building}`], { osUser });
+    await runPgTool(binDir, 'initdb', ['--sync-only', `--pgdata=${building}`], { osUser, signal });
     await rename(building, pgdata).catch(async (err: NodeJS.ErrnoException) => {
       if (!(err.code === 'ENOTEMPTY' || err.code === 'EEXIST') || !(await isCluster(pgdata)))
         throw err;
@@ -85,19 +87,22 @@ export async function isCluster(dir: string): Promise<boolean> {
 export async function startCluster(cluster: LocalCluster, tools: PgTools): Promise<void> {
   const { pgdata, logFile, address } = cluster;
   const args = ['-D', pgdata, '-l', logFile, '-w', '-t', PG_CTL_TIMEOUT_SECONDS, 'start'];
+  const { signal } = tools;
   for (let attempt = 1; ; attempt += 1) {
     try {
+      signal?.throwIfAborted();
       await removeLocksOfZombies(lockFiles(cluster));
-      await runPgTool(tools.binDir, 'pg_ctl', args, { osUser: tools.osUser });
+      await runPgTool(tools.binDir, 'pg_ctl', args, { osUser: tools.osUser, signal });
       return;
     } catch (err) {
+      if (signal?.aborted) throw err;
       // Someone else (a concurrent call) may have started it meanwhile.
       if (await answers(address)) return;
       if (attempt >= START_ATTEMPTS) {
         const log = await logTail(logFile);
         throw new Error(`${(err as Error).message}\nserver log:\n${log}`);
       }
-      await delay(START_RETRY_MS * attempt);
+      await delay(START_RETRY_MS * attempt, undefined, { signal });
     }
   }
 }
@@ -115,8 +120,9 @@ export async function stopCluster(
   try {
     // pg_ctl stop would wait its whole timeout for a zombie to remove its pid file.
     await removeLocksOfZombies([join(cluster.pgdata, 'postmaster.pid')]);
-    await runPgTool(tools.binDir, 'pg_ctl', args, { osUser: tools.osUser });
+    await runPgTool(tools.binDir, 'pg_ctl', args, { osUser: tools.osUser, signal: tools.signal });
   } catch (err) {
+    if (tools.signal?.aborted) throw err;
     // No postmaster.pid, or a stale one after a kill -9: already stopped, as wanted.
     if (cluster.address && (await answers(cluster.address))) throw err;
   }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { OsUser } from './os-user.js';
-import { assertReachable, CommandError, resolveOsUser, runPgTool } from './os-user.js';
+import { assertReachable, CommandError, resolveOsUser, runAsOsUser, runPgTool } from './os-user.js';
 
 const pgBinDir =
   process.env.PG_BIN_DIR ?? execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
@@ -41,6 +41,18 @@ describe('running PostgreSQL tools as the OS user', () => {
         err instanceof CommandError &&
         err.exitCode !== 0 &&
         /^pg_ctl exited with code \d+: .*no-cluster/s.test(err.message),
+    );
+  });
+
+  it('kills a tool whose signal is aborted and fails with the reason', async () => {
+    const controller = new AbortController();
+    const sleeping = runAsOsUser('sleep', ['600'], { osUser, signal: controller.signal });
+    controller.abort(new Error('the job lease was lost'));
+    await assert.rejects(sleeping, /the job lease was lost/);
+    await assert.rejects(
+      runAsOsUser('true', [], { osUser, signal: controller.signal }),
+      /the job lease was lost/,
+      'not started once aborted',
     );
   });
 

@@ -20,6 +20,8 @@ export interface RunAsOptions {
   cwd?: string;
   /** The command is killed past this (default 5 minutes): a hung tool must not hold a job forever. */
   timeoutMs?: number;
+  /** Kills the command when aborted (a job that lost its lease): it fails with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 const DEFAULT_TOOL_TIMEOUT_MS = 5 * 60_000;
@@ -88,29 +90,35 @@ export function runAsOsUser(
   options: RunAsOptions,
   label = file,
 ): Promise<CommandOutput> {
-  const { osUser } = options;
+  const { osUser, signal } = options;
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
     const child = spawn(file, args, {
       cwd: options.cwd ?? '/',
       env: { ...BASE_ENV, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
       killSignal: 'SIGKILL',
+      ...(signal ? { signal } : {}),
       ...(osUser.switchUser ? { uid: osUser.uid, gid: osUser.gid } : {}),
     });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.once('error', (err) => reject(new Error(`${label} could not run: ${err.message}`)));
+    child.once('error', (err) => {
+      // Aborted: node killed the child (killSignal) and reports an AbortError.
+      if (signal?.aborted) return reject(abortReason(signal));
+      reject(new Error(`${label} could not run: ${err.message}`));
+    });
     // 'close' waits for the pipes: a daemon must not inherit them (pg_ctl start needs -l).
-    child.once('close', (code, signal) => {
+    child.once('close', (code, killedBy) => {
       const output = {
         stdout: Buffer.concat(stdout).toString('utf8'),
         stderr: Buffer.concat(stderr).toString('utf8'),
       };
       if (code === 0) return resolve(output);
-      reject(new CommandError(label, code, signal, output));
+      reject(new CommandError(label, code, killedBy, output));
     });
   });
 }
@@ -128,6 +136,12 @@ export class CommandError extends Error {
     super(`${command} ${status}${tail ? `: ${tail}` : ''}`);
     this.name = 'CommandError';
   }
+}
+
+/** Why `signal` was aborted, as an Error. */
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error(String(reason));
 }
 
 function lastLines(text: string, count: number): string {

@@ -89,13 +89,17 @@ export class ObjectStore {
   /**
    * Streams `body` to `key` in parts, so its length need not be known; answers the bytes
    * stored. When the stream or a request fails, the multipart upload is aborted, so no
-   * parts are left to take space.
+   * parts are left to take space. `signal` aborts it: the answer rejects at once with the
+   * signal's reason, no part, completion or PUT is sent after the abort (one already in
+   * flight still lands), and the multipart upload is aborted as the part loop winds down.
    */
   async uploadStream(
     key: string,
     body: Readable,
-    options: { contentType?: string } = {},
+    options: { contentType?: string; signal?: AbortSignal } = {},
   ): Promise<{ size: number }> {
+    const { signal } = options;
+    signal?.throwIfAborted();
     let size = 0;
     const counted = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
@@ -112,7 +116,21 @@ export class ObjectStore {
       queueSize: PARTS_IN_FLIGHT,
       leavePartsOnError: false,
     });
-    await upload.done();
+    // Upload.abort() raises a flag its part loop checks before every request; failing the
+    // stream too keeps the loop from waiting on a source that may never end.
+    const abort = (): void => {
+      void upload.abort();
+      counted.destroy(abortReason(signal));
+    };
+    signal?.addEventListener('abort', abort, { once: true });
+    try {
+      await upload.done();
+    } catch (err) {
+      if (signal?.aborted) throw abortReason(signal);
+      throw err;
+    } finally {
+      signal?.removeEventListener('abort', abort);
+    }
     return { size };
   }
 
@@ -288,6 +306,12 @@ export function attachmentDisposition(fileName: string): string {
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
   );
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof Error) return reason;
+  return new Error(typeof reason === 'string' ? reason : 'the upload was aborted');
 }
 
 function httpStatus(err: unknown): number | undefined {

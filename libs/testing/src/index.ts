@@ -19,3 +19,4 @@ export * from './bench-report.js';
 export * from './bench-database.js';
 export * from './backup-archive.js';
 export * from './eventually.js';
+export * from './tcp-proxy.js';

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { CreateMultipartUploadCommand, S3Client } from '@aws-sdk/client-s3';
 import { ObjectStore } from '@pgcloud/storage';
 import type { LocalS3Credentials } from './local-s3.js';
+import { eventually } from './eventually.js';
 import { LocalS3 } from './local-s3.js';
 
 const MiB = 1024 * 1024;
@@ -108,6 +109,28 @@ describe('ObjectStore on the local S3 (Ceph RGW)', () => {
     );
     assert.deepEqual(await store.listIncompleteUploads('broken/'), []);
     assert.deepEqual(await store.list('broken/'), []);
+  });
+
+  it('aborts an upload when its signal is aborted: no object, and its parts go', async () => {
+    // 20 MiB, then a source that never ends: only the signal can stop the upload.
+    async function* endless(): AsyncGenerator<Buffer> {
+      for (let i = 0; i < 20; i++) yield randomBytes(MiB);
+      await new Promise(() => undefined);
+    }
+    const controller = new AbortController();
+    const upload = store.uploadStream('aborted/upload.bin', Readable.from(endless()), {
+      signal: controller.signal,
+    });
+    upload.catch(() => undefined);
+    await eventually(async () =>
+      assert.equal((await store.listIncompleteUploads('aborted/')).length, 1),
+    );
+    controller.abort(new Error('the job lease was lost'));
+    await assert.rejects(upload, /the job lease was lost/);
+    await eventually(async () => {
+      assert.deepEqual(await store.listIncompleteUploads('aborted/'), []);
+      assert.deepEqual(await store.list('aborted/'), []);
+    });
   });
 
   it('lists and aborts multipart uploads that were left incomplete', async () => {

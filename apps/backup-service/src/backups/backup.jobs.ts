@@ -4,17 +4,18 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { BackupSource, BackupStatusChanged, RequestContext } from '@pgcloud/contracts';
 import { BACKUP_EVENTS, DomainError } from '@pgcloud/contracts';
 import type { FailedJob, Job } from '@pgcloud/jobs';
-import { JobRunner, PermanentJobError, enqueue } from '@pgcloud/jobs';
+import { JobRunner, PermanentJobError, enqueue, holdJob } from '@pgcloud/jobs';
 import { EventPublisher } from '@pgcloud/messaging';
 import { ObjectStore } from '@pgcloud/storage';
 import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
-import type { EntityManager } from 'typeorm';
+import type { EntityManager, UpdateResult } from 'typeorm';
 import { DatabasesClient } from '../clients/databases.client.js';
 import { BackupServiceConfig } from '../config.js';
 import { BackupEntity } from './backup.entity.js';
 import { BackupRemoval } from './backup-removal.js';
 import { BaseBackupUploader } from './base-backup.uploader.js';
+import type { UploadedBackup } from './base-backup.uploader.js';
 
 export const BACKUPS_SCHEMA = 'backups';
 const TAKE_BACKUP = 'backup.take';
@@ -36,6 +37,24 @@ const REASONS = {
 /**
  * Takes base backups as jobs with leases (libs/jobs): pending -> running -> completed |
  * failed. A retried attempt first aborts what an earlier one left in S3.
+ *
+ * Every attempt uploads to the backup's one key, yet the bucket always ends with one
+ * object whose SHA-256 is the one recorded, however attempts overlap:
+ * - An attempt writes to S3 only while it holds the job's lease: the runner aborts the
+ *   job's signal one renewal interval before the lease could lapse, and the abort stops
+ *   pg_basebackup and the upload, which sends no part, completion or PUT after it (one in
+ *   flight lands well within that interval).
+ * - A new attempt is claimed only once the earlier one's lease lapsed, and begins by
+ *   aborting the unfinished multipart uploads under the key: an earlier attempt's upload
+ *   can no longer complete after that. So the last object written under the key is the
+ *   last attempt's.
+ * - The record becomes `completed`, with that attempt's size and checksum, only in a
+ *   transaction where holdJob finds the attempt still holding the job with a live lease;
+ *   an attempt that lost the job records nothing and leaves the key alone, as it may hold
+ *   the new attempt's object by then.
+ * A per-attempt key would not lean on the lease's timing, but would leave the object of
+ * an attempt that died after uploading without a record; with one key, the next attempt
+ * overwrites it.
  */
 @Injectable()
 export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -115,19 +134,9 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
       job.signal,
     );
     job.signal.throwIfAborted();
-    const moved = await repository.update(
-      { id, status: 'running' },
-      {
-        status: 'completed',
-        sizeBytes: uploaded.sizeBytes,
-        checksumSha256: uploaded.checksumSha256,
-        startLsn: uploaded.startLsn,
-        endLsn: uploaded.endLsn,
-        timeline: uploaded.timeline,
-        completedAt: new Date(),
-        error: null,
-      },
-    );
+    const moved = await this.recordCompleted(job, uploaded);
+    // Another attempt owns the job now, and maybe the key: nothing is recorded or removed.
+    if (!moved) throw new Error('the job is no longer held by this attempt; nothing recorded');
     if (moved.affected !== 1) {
       // Deleted while it ran (see BackupRemoval): the object we wrote has no record. A
       // record another attempt completed keeps its object.
@@ -143,6 +152,33 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
         `WAL ${uploaded.startLsn}..${uploaded.endLsn}`,
     );
     await this.announce(ctx, { ...record, status: 'completed' });
+  }
+
+  /**
+   * The record's final write: `completed` with what was uploaded, fenced to this attempt.
+   * Answers how many records moved, or undefined when the attempt no longer holds the job.
+   */
+  private recordCompleted(
+    job: Job<BackupJobPayload>,
+    uploaded: UploadedBackup,
+  ): Promise<UpdateResult | undefined> {
+    return this.dataSource.transaction(async (manager) => {
+      if (!(await holdJob(manager, job, BACKUPS_SCHEMA))) return undefined;
+      return manager.update(
+        BackupEntity,
+        { id: job.payload.backup_id, status: 'running' },
+        {
+          status: 'completed',
+          sizeBytes: uploaded.sizeBytes,
+          checksumSha256: uploaded.checksumSha256,
+          startLsn: uploaded.startLsn,
+          endLsn: uploaded.endLsn,
+          timeline: uploaded.timeline,
+          completedAt: new Date(),
+          error: null,
+        },
+      );
+    });
   }
 
   private async sourceOf(ctx: RequestContext, record: BackupEntity): Promise<BackupSource> {

@@ -21,14 +21,18 @@ export class BaseBackupUploader {
     private readonly pgBinDir: string,
   ) {}
 
-  /** `signal` aborts it (the job's lease was lost): pg_basebackup stops, the upload aborts. */
+  /**
+   * `signal` aborts it (the job's lease is lost or about to lapse): pg_basebackup is
+   * stopped and the upload aborted, so after the abort it sends no further part, no
+   * completion and no PUT (see BackupJobs for why that keeps the object and the record one).
+   */
   async upload(
     source: BaseBackupSource,
     key: string,
     signal?: AbortSignal,
   ): Promise<UploadedBackup> {
     signal?.throwIfAborted();
-    const backup = await startBaseBackup({ pgBinDir: this.pgBinDir, source });
+    const backup = await startBaseBackup({ pgBinDir: this.pgBinDir, source, signal });
     const cancel = (): void => backup.cancel();
     signal?.addEventListener('abort', cancel, { once: true });
     // Handled below; without this, a rejection seen first by flush() would be unhandled.
@@ -52,6 +56,7 @@ export class BaseBackupUploader {
     try {
       const { size } = await this.store.uploadStream(key, hashed, {
         contentType: 'application/zstd',
+        signal,
       });
       const info = await backup.finished;
       return { ...info, sizeBytes: size, checksumSha256: hash.digest('hex') };

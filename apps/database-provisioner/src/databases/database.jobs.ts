@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DatabaseStatusChanged, RequestContext } from '@pgcloud/contracts';
 import { DATABASE_EVENTS, DomainError } from '@pgcloud/contracts';
 import type { FailedJob, Job } from '@pgcloud/jobs';
-import { JobRunner, enqueue } from '@pgcloud/jobs';
+import { JobRunner, enqueue, holdJob } from '@pgcloud/jobs';
 import { EventPublisher } from '@pgcloud/messaging';
 import { checkTlsLogin } from '@pgcloud/postgres';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +18,7 @@ import { DatabaseDriver } from '../drivers/database-driver.js';
 import { PitrClient } from '../pitr-client/pitr.client.js';
 import { RestoreEntity } from '../restores/restore.entity.js';
 import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
+import { withAdvisoryLock } from './server-lock.js';
 
 const SCHEMA = 'provisioner';
 const PROVISION = 'database.provision';
@@ -141,39 +142,24 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
   /**
    * Runs work on one server while holding its lock (a PostgreSQL advisory lock on the
    * metadata database), so provisioning, removal, restores and reconcile never act on it
-   * at once.
+   * at once. The lock lives on one session: `work`'s signal is aborted when that session
+   * is lost (see server-lock.ts), and when `signal` (a job's) is, so work stops then.
    */
-  async withServerLock<T>(serverId: string, work: () => Promise<T>): Promise<T> {
-    return (await this.locked(serverId, work, true)) as T;
+  async withServerLock<T>(
+    serverId: string,
+    work: (signal: AbortSignal) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    return (await withAdvisoryLock(this.dataSource, serverId, work, { wait: true, signal })) as T;
   }
 
   /** Like withServerLock, but answers undefined at once when someone else holds the lock. */
-  tryWithServerLock<T>(serverId: string, work: () => Promise<T>): Promise<T | undefined> {
-    return this.locked(serverId, work, false);
-  }
-
-  private async locked<T>(
+  tryWithServerLock<T>(
     serverId: string,
-    work: () => Promise<T>,
-    wait: boolean,
+    work: (signal: AbortSignal) => Promise<T>,
+    signal?: AbortSignal,
   ): Promise<T | undefined> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      const take = wait ? 'pg_advisory_lock' : 'pg_try_advisory_lock';
-      const [row] = (await runner.query(`SELECT ${take}(hashtext($1)) AS locked`, [serverId])) as {
-        locked: boolean | '';
-      }[];
-      // pg_advisory_lock answers void (''): it returned, so the lock is held.
-      if (!wait && !row?.locked) return undefined;
-      try {
-        return await work();
-      } finally {
-        await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [serverId]);
-      }
-    } finally {
-      await runner.release();
-    }
+    return withAdvisoryLock(this.dataSource, serverId, work, { wait: false, signal });
   }
 
   private async provision(job: Job<DatabaseJobPayload>): Promise<void> {
@@ -181,12 +167,18 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
       .getRepository(DatabaseEntity)
       .findOneBy({ id: job.payload.database_id });
     if (!record || record.status !== 'provisioning') return;
-    await this.withServerLock(record.platformServiceId, () => this.provisionLocked(job, record));
+    await this.withServerLock(
+      record.platformServiceId,
+      (signal) => this.provisionLocked(job, record, signal),
+      job.signal,
+    );
   }
 
+  /** `signal`: the job's lease or the server lock was lost; the driver stops between steps. */
   private async provisionLocked(
     job: Job<DatabaseJobPayload>,
     stale: DatabaseEntity,
+    signal: AbortSignal,
   ): Promise<void> {
     const ctx = { requestId: job.payload.request_id };
     const record = await this.dataSource.getRepository(DatabaseEntity).findOneBy({ id: stale.id });
@@ -195,14 +187,17 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
       .getRepository(CredentialsEntity)
       .findOneByOrFail({ databaseId: record.id });
     const { password, replicationPassword } = openCredentials(this.secrets, credentials);
-    const endpoint = await this.driver.create({
-      serverId: record.platformServiceId,
-      port: record.port,
-      databaseName: record.name,
-      password,
-      replicationPassword,
-      config: record.config,
-    });
+    const endpoint = await this.driver.create(
+      {
+        serverId: record.platformServiceId,
+        port: record.port,
+        databaseName: record.name,
+        password,
+        replicationPassword,
+        config: record.config,
+      },
+      signal,
+    );
     const encrypted = await checkTlsLogin({
       host: endpoint.host,
       port: endpoint.port,
@@ -212,9 +207,17 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
       caPem: await this.driver.caCertificate(),
     });
     if (!encrypted) throw new Error('the login succeeded without TLS');
-    const moved = await this.dataSource
-      .getRepository(DatabaseEntity)
-      .update({ id: record.id, status: 'provisioning' }, { status: 'running', error: null });
+    signal.throwIfAborted();
+    // Only for the attempt that still holds the job: one that lost it writes nothing.
+    const moved = await this.dataSource.transaction(async (manager) => {
+      if (!(await holdJob(manager, job, SCHEMA)))
+        throw new Error('the job is no longer held by this attempt');
+      return manager.update(
+        DatabaseEntity,
+        { id: record.id, status: 'provisioning' },
+        { status: 'running', error: null },
+      );
+    });
     if (moved.affected === 1) {
       this.logger.log(`[${ctx.requestId}] database ${record.id} running on port ${record.port}`);
       await this.announce(ctx, { ...record, status: 'running' });
@@ -230,8 +233,10 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     const repository = this.dataSource.getRepository(DatabaseEntity);
     const record = await repository.findOneBy({ id: job.payload.database_id });
     if (!record) return;
-    await this.withServerLock(record.platformServiceId, () =>
-      this.driver.destroy(record.platformServiceId),
+    await this.withServerLock(
+      record.platformServiceId,
+      () => this.driver.destroy(record.platformServiceId),
+      job.signal,
     );
     // The passwords leave with the server: nothing after this point logs in to it.
     await this.dataSource.getRepository(CredentialsEntity).delete({ databaseId: record.id });

@@ -85,8 +85,11 @@ export abstract class DatabaseDriver {
   /** Gets the platform ready at start (for local: the template cluster and the CA). */
   abstract prepare(): Promise<void>;
 
-  /** Makes and starts the server, or finishes an earlier attempt at it. */
-  abstract create(spec: ServerSpec): Promise<ServerEndpoint>;
+  /**
+   * Makes and starts the server, or finishes an earlier attempt at it. `signal` (a job that
+   * lost its lease or its server lock) stops it between steps and kills the tool running.
+   */
+  abstract create(spec: ServerSpec, signal?: AbortSignal): Promise<ServerEndpoint>;
 
   /** Starts the server when it is not running. */
   abstract ensureRunning(serverId: string): Promise<ServerEndpoint>;

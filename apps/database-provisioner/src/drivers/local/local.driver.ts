@@ -83,8 +83,9 @@ export class LocalDriver extends DatabaseDriver {
     await this.ready();
   }
 
-  async create(spec: ServerSpec): Promise<ServerEndpoint> {
+  async create(spec: ServerSpec, signal?: AbortSignal): Promise<ServerEndpoint> {
     const { osUser, ca } = await this.ready();
+    signal?.throwIfAborted();
     assertSocketPathFits(this.settings.dataDir, spec.serverId, spec.port);
     const paths = serverPaths(this.settings.dataDir, spec.serverId);
     if (!(await exists(paths.pgdata))) {
@@ -93,8 +94,10 @@ export class LocalDriver extends DatabaseDriver {
       const context = { pgBinDir, templateDir, host, listenAddress, osUser, ca };
       await buildServerFiles(spec, paths, context);
     }
+    signal?.throwIfAborted();
     const address = await this.socketAddress(paths);
-    if (!(await answers(address))) await this.start(paths, address, osUser);
+    if (!(await answers(address))) await this.start(paths, address, osUser, signal);
+    signal?.throwIfAborted();
     await ensureApplicationRoles(address, spec);
     return { host: this.settings.host, port: address.port };
   }
@@ -267,10 +270,15 @@ export class LocalDriver extends DatabaseDriver {
     return { osUser, ca };
   }
 
-  private async start(paths: ServerPaths, address: SocketAddress, osUser: OsUser): Promise<void> {
+  private async start(
+    paths: ServerPaths,
+    address: SocketAddress,
+    osUser: OsUser,
+    signal?: AbortSignal,
+  ): Promise<void> {
     await startCluster(
       { pgdata: paths.pgdata, logFile: paths.logFile, address },
-      this.tools(osUser),
+      { ...this.tools(osUser), signal },
     );
   }
 
