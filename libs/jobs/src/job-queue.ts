@@ -48,3 +48,20 @@ export async function enqueue(executor: SqlExecutor, options: EnqueueOptions): P
   const added = await queryRows<{ id: string }>(executor, sql, values);
   return added.length === 1;
 }
+
+/**
+ * Makes a queued job due now (one enqueued with a later runAt, held back while its
+ * owner prepared something); answers false when no such job waits.
+ */
+export async function runNow(
+  executor: SqlExecutor,
+  options: { type: string; key: string; schema?: string },
+): Promise<boolean> {
+  const schema = options.schema ?? configuredSchema(executor, 'runNow');
+  const sql = `
+    UPDATE ${jobsTable(schema)} SET run_at = now()
+     WHERE type = $1 AND key = $2 AND status = 'queued' AND run_at > now()
+    RETURNING id`;
+  const moved = await queryRows<{ id: string }>(executor, sql, [options.type, options.key]);
+  return moved.length === 1;
+}

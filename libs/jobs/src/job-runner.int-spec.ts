@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PermanentJobError } from './job-policy.js';
-import { enqueue } from './job-queue.js';
+import { enqueue, runNow } from './job-queue.js';
 import { JobTestDatabase, SCHEMA, waitFor } from './job-test-database.js';
 import type { FailedJob, Job } from './job.types.js';
 
@@ -35,6 +35,24 @@ describe('JobRunner on the real PostgreSQL', { timeout: 60_000 }, () => {
     const row = await db.job('once', 'db1');
     assert.equal(row.attempts, 1);
     assert.equal(row.locked_by, null);
+  });
+
+  it('holds a job enqueued for later until runNow makes it due', async () => {
+    const seen: string[] = [];
+    const worker = db.runner({
+      pollIntervalMs: 100,
+      handlers: { later: (job) => Promise.resolve(void seen.push(job.key)) },
+    });
+    const runAt = new Date(Date.now() + 3_600_000);
+    await enqueue(dataSource, { type: 'later', key: 'r1', payload: {}, runAt });
+    worker.wake();
+    await sleep(500); // several polls
+    assert.deepEqual(seen, [], 'not due yet');
+    assert.equal(await runNow(dataSource, { type: 'later', key: 'r1', schema: SCHEMA }), true);
+    worker.wake();
+    await waitFor('done', db.statusIs('later', 'r1', 'done'), 20_000);
+    assert.deepEqual(seen, ['r1']);
+    assert.equal(await runNow(dataSource, { type: 'later', key: 'r1', schema: SCHEMA }), false);
   });
 
   it('adds no job when the enqueuing transaction rolls back', async () => {

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { RequestContext, RestorePlan } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
 import type { FailedJob, Job } from '@pgcloud/jobs';
-import { JobRunner, PermanentJobError, enqueue } from '@pgcloud/jobs';
+import { JobRunner, PermanentJobError, enqueue, holdJob, runNow } from '@pgcloud/jobs';
 import { checkTlsLogin } from '@pgcloud/postgres';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,6 +27,8 @@ const MAX_ATTEMPTS = 3;
 const CORRUPT = 'corrupt archive: ';
 // How long a PITR restore waits for the archive to reach its target (`latest` just asked).
 const ARCHIVE_CATCH_UP_MS = 120_000;
+// How long an in-place restore's job waits for the request to put the server on hold.
+const HELD_BACK_MS = 60_000;
 
 /** Reasons the API shows; the detail stays in the log. */
 const REASONS = {
@@ -93,14 +95,31 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     this.runner.wake();
   }
 
-  async enqueue(manager: EntityManager, restoreId: string, requestId: string): Promise<void> {
+  /**
+   * Adds a restore's job. With `heldBack`, it waits (HELD_BACK_MS at most, should the
+   * caller crash) until release(): the caller puts the live server on hold first, with no
+   * job restarting it at the same moment.
+   */
+  async enqueue(
+    manager: EntityManager,
+    restoreId: string,
+    requestId: string,
+    heldBack = false,
+  ): Promise<void> {
     await enqueue(manager, {
       schema: SCHEMA,
       type: RESTORE,
       key: restoreId,
       maxAttempts: MAX_ATTEMPTS,
       payload: { restore_id: restoreId, request_id: requestId },
+      ...(heldBack ? { runAt: new Date(Date.now() + HELD_BACK_MS) } : {}),
     });
+  }
+
+  /** Lets a held-back restore job run now. */
+  async release(restoreId: string): Promise<void> {
+    await runNow(this.dataSource, { schema: SCHEMA, type: RESTORE, key: restoreId });
+    this.runner.wake();
   }
 
   private async run(job: Job<RestoreJobPayload>): Promise<void> {
@@ -118,12 +137,18 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       );
       return;
     }
-    await this.databaseJobs.withServerLock(target.platformServiceId, async () => {
-      // Under the lock: a worker that lost its lease (and so the lock) must not act again.
-      job.signal.throwIfAborted();
-      await this.restoreLocked(ctx, job.signal, restore, source, target);
-    });
+    await this.databaseJobs.withServerLock(
+      target.platformServiceId,
+      async (signal) => {
+        // Under the lock: a worker that lost its lease (or the lock) must not act again.
+        signal.throwIfAborted();
+        await this.restoreLocked(ctx, signal, restore, source, target);
+      },
+      job.signal,
+    );
     await this.dataSource.transaction(async (manager) => {
+      // Only the attempt that still holds the job records the outcome.
+      if (!(await holdJob(manager, job, SCHEMA))) throw new Error('the restore job was lost');
       await manager.update(
         RestoreEntity,
         { id: restore.id, status: 'running' },
@@ -167,11 +192,13 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     // A crash mid-swap is carried on from where it stopped; otherwise build afresh.
     if (!(await this.driver.restoreSwapped(serverId))) {
       if (target.id === source.id) await this.driver.holdForRestore(serverId);
+      signal.throwIfAborted();
       this.logger.log(`[${ctx.requestId}] restore ${restore.id}: building ${target.id} beside`);
       const plan = await this.plan(ctx, restore);
       // The data is about to change: the WAL receiver stops, and its archive starts anew
       // after the swap (an undo keeps the old one going).
       if (target.id === source.id) await this.pitr.pauseForRestore(ctx, target.id);
+      signal.throwIfAborted();
       const { walFilesApplied } = await this.build({
         serverId,
         archive: { url: plan.base_backup_url, sha256: plan.base_backup_sha256 },

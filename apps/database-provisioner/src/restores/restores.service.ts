@@ -79,19 +79,27 @@ export class RestoresService {
     }
     if (request.target_database === undefined) {
       // On hold before the answer: no write is accepted from now on and lost by the swap.
-      // The job holds it again first (a crash in between is covered).
+      // Its job was held back meanwhile; it holds the server again first (a crash in
+      // between is covered).
       await this.driver
         .holdForRestore(source.platformServiceId)
         .catch((err: unknown) =>
           this.logger.warn(`[${ctx.requestId}] hold now failed; the job retries: ${String(err)}`),
         );
     }
-    // Read before the job is woken, which may move it on at once: the answer tells what was
+    // Read before the job runs, which may move it on at once: the answer tells what was
     // created, a pending restore.
     const saved = await this.dataSource
       .getRepository(RestoreEntity)
       .findOneByOrFail({ id: restore.id });
-    this.jobs.wake();
+    if (request.target_database === undefined)
+      // Accepted either way: a job not released now runs once its wait is over.
+      await this.jobs
+        .release(restore.id)
+        .catch((err: unknown) =>
+          this.logger.warn(`[${ctx.requestId}] restore job not released: ${String(err)}`),
+        );
+    else this.jobs.wake();
     this.logger.log(`[${ctx.requestId}] restore ${saved.id} of ${source.id} pending`);
     const created: CreatedRestore = {
       restore_id: saved.id,
@@ -159,7 +167,7 @@ export class RestoresService {
     await manager.insert(RestoreEntity, restore);
     if (!restore.targetDatabaseId)
       await manager.update(DatabaseEntity, { id: source.id }, { status: 'restoring' });
-    await this.jobs.enqueue(manager, restore.id, ctx.requestId);
+    await this.jobs.enqueue(manager, restore.id, ctx.requestId, !restore.targetDatabaseId);
   }
 }
 
