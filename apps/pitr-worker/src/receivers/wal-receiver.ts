@@ -190,7 +190,7 @@ export class WalReceiver {
       }
       if (this.stopping.signal.aborted) return 'stop';
       // Whatever it completed before it died still goes to S3.
-      await this.upload(archive, directory, null, progress);
+      await this.upload(archive, directory, null, progress, generation);
       const ended = exit ?? (await child.exited);
       throw new Error(
         `pg_receivewal exited (${ended.signal ?? `code ${ended.code}`}): ${ended.stderr}`,
@@ -218,7 +218,7 @@ export class WalReceiver {
     if (fence) return fence;
     progress.samples.push({ at: sample.at, lsn: sample.lsn });
     const before = progress.archived;
-    await this.upload(archive, directory, sample.flushed, progress);
+    await this.upload(archive, directory, sample.flushed, progress, generation);
     const to = coveredUntil(progress.samples, progress.archived);
     if (to) progress.samples = progress.samples.filter((s) => s.at >= to);
     const status: WalReceiverState = sample.streaming ? 'running' : 'starting';
@@ -230,7 +230,7 @@ export class WalReceiver {
               latest_wal_time = CASE WHEN $8 THEN now() ELSE latest_wal_time END,
               bytes_received = bytes_received + $9
         WHERE database_id = $1 AND lease_owner = $2 AND receiver_generation = $3
-          AND ${RECEIVER_ACTIVE}
+          AND lease_expires_at > now() AND ${RECEIVER_ACTIVE}
        RETURNING database_id`,
       [
         this.databaseId,
@@ -274,13 +274,16 @@ export class WalReceiver {
 
   /**
    * Completed segments go up whole and are recorded; then the segment being written goes
-   * up under its `.partial` key as far as pg_receivewal has synced it (`flushed`).
+   * up under its `.partial` key as far as pg_receivewal has synced it (`flushed`). The
+   * fence is looked at again before that: a `.partial` is the one key a late writer could
+   * shorten (completed segments are the same bytes whoever uploads them).
    */
   private async upload(
     archive: ArchiveEntity,
     directory: string,
     flushed: bigint | null,
     progress: Progress,
+    generation: number,
   ): Promise<void> {
     const files = (await readdir(directory)).sort();
     for (const name of files) {
@@ -311,6 +314,7 @@ export class WalReceiver {
       return;
     const body = await readPrefix(join(directory, partial), Number(flushed - start));
     if (!body) return; // completed meanwhile: the next round uploads it whole
+    if (await this.fence(generation)) return;
     await this.deps.store.put(
       partialKey(archive.projectId, this.databaseId, segment.timeline, name),
       body,
