@@ -60,6 +60,8 @@ export interface RestoreSpec {
   /** The credentials the restored server must accept: the database's own, as stored. */
   password: string;
   replicationPassword: string;
+  /** Aborted when the job lost its lease or its server lock: downloads and tools stop. */
+  signal?: AbortSignal;
 }
 
 /** What a built restore replayed. */

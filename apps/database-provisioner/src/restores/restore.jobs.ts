@@ -219,6 +219,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         databaseName: target.name,
         password,
         replicationPassword,
+        signal,
       });
       if (restore.kind === 'pitr')
         await this.dataSource

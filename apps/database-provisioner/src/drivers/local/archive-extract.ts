@@ -18,8 +18,9 @@ export async function downloadAndExtract(
   archive: RestoreArchive,
   dir: string,
   osUser: OsUser,
+  signal?: AbortSignal,
 ): Promise<void> {
-  const response = await fetch(archive.url);
+  const response = await fetch(archive.url, signal ? { signal } : {});
   if (!response.ok || !response.body) {
     await response.body?.cancel();
     throw new Error(`the backup's download answered HTTP ${response.status}`);
@@ -28,6 +29,7 @@ export async function downloadAndExtract(
     cwd: dir,
     env: BASE_ENV,
     stdio: ['pipe', 'ignore', 'pipe'],
+    ...(signal ? { signal } : {}),
     ...(osUser.switchUser ? { uid: osUser.uid, gid: osUser.gid } : {}),
   });
   let stderr = '';
@@ -52,6 +54,7 @@ export async function downloadAndExtract(
   }
   tar.stdin.end();
   const code = await exited;
+  signal?.throwIfAborted();
   const sha256 = hash.digest('hex');
   if (sha256 !== archive.sha256)
     throw new CorruptArchiveError(`the archive's SHA-256 is ${sha256}, not ${archive.sha256}`);

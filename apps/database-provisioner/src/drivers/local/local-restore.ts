@@ -65,8 +65,8 @@ export async function buildRestore(
   if (segments) await ensureOwnedDir(paths.walSpoolDir, osUser);
   // Both settle before a failure is raised: nothing keeps writing into a later attempt.
   const fetched = await Promise.allSettled([
-    downloadAndExtract(spec.archive, paths.restoreDir, osUser),
-    segments ? fetchSegments(segments, paths.walSpoolDir, osUser) : undefined,
+    downloadAndExtract(spec.archive, paths.restoreDir, osUser, spec.signal),
+    segments ? fetchSegments(segments, paths.walSpoolDir, osUser, spec.signal) : undefined,
   ]);
   for (const result of fetched) if (result.status === 'rejected') throw result.reason;
   const backupStart = await backupStartLsn(paths.restoreDir);
@@ -94,8 +94,10 @@ export async function buildRestore(
       '3600',
       'start',
     ]);
+  // Stopping the checking server is cleanup: it goes on when the job is aborted.
+  const { binDir } = context.tools;
   const stop = (mode: string) =>
-    pgCtl(context.tools, paths.restoreDir, ['-m', mode, '-w', '-t', '120', 'stop']);
+    pgCtl({ binDir, osUser }, paths.restoreDir, ['-m', mode, '-w', '-t', '120', 'stop']);
   await recover(start, () => waitForPromotion(address), stop, spec.recovery, paths);
   try {
     await adoptRestoredRoles(address, spec);
@@ -291,7 +293,11 @@ async function waitForPromotion(address: SocketAddress): Promise<void> {
 }
 
 function pgCtl(tools: PgTools, pgdata: string, args: string[]): Promise<unknown> {
-  return runPgTool(tools.binDir, 'pg_ctl', ['-D', pgdata, ...args], { osUser: tools.osUser });
+  const { osUser, signal } = tools;
+  return runPgTool(tools.binDir, 'pg_ctl', ['-D', pgdata, ...args], {
+    osUser,
+    ...(signal ? { signal } : {}),
+  });
 }
 
 async function copyOwned(from: string, to: string, osUser: OsUser): Promise<void> {

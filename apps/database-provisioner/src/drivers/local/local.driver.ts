@@ -191,7 +191,7 @@ export class LocalDriver extends DatabaseDriver {
     const { host, listenAddress } = this.settings;
     const paths = serverPaths(this.settings.dataDir, spec.serverId);
     return buildRestore(paths, spec, {
-      tools: this.tools(osUser),
+      tools: { ...this.tools(osUser), ...(spec.signal ? { signal: spec.signal } : {}) },
       host,
       listenAddress,
       caPem: ca.pem,

@@ -21,18 +21,24 @@ export async function fetchSegments(
   segments: readonly RestoreSegment[],
   dir: string,
   osUser: OsUser,
+  signal?: AbortSignal,
 ): Promise<void> {
   const queue = [...segments];
   const worker = async () => {
     for (let segment = queue.shift(); segment; segment = queue.shift())
-      await fetchSegment(segment, dir, osUser);
+      await fetchSegment(segment, dir, osUser, signal);
   };
   await Promise.all(Array.from({ length: PARALLEL_FETCHES }, worker));
 }
 
-async function fetchSegment(segment: RestoreSegment, dir: string, osUser: OsUser): Promise<void> {
+async function fetchSegment(
+  segment: RestoreSegment,
+  dir: string,
+  osUser: OsUser,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   if (!/^[0-9A-F]{24}$/.test(segment.name)) throw new Error(`not a WAL segment: ${segment.name}`);
-  const response = await fetch(segment.url);
+  const response = await fetch(segment.url, signal ? { signal } : {});
   if (!response.ok || !response.body) {
     await response.body?.cancel();
     throw new Error(`WAL segment ${segment.name}: HTTP ${response.status}`);
