@@ -24,6 +24,7 @@ describe('nested deadlines', () => {
     assert.equal(callTimeoutMs(5000, now + 5000, now), 4500);
     assert.equal(callTimeoutMs(5000, now + 2000, now), 1800);
     assert.equal(callTimeoutMs(1000, now + 5000, now), 1000, 'a shorter own timeout stands');
+    assert.equal(callTimeoutMs(5000, now + 4000, now, true), 4000, 'the edge keeps nothing');
     assert.ok(callTimeoutMs(5000, now, now) <= 0, 'nothing left: no call');
     assert.ok(callTimeoutMs(5000, now - 50, now) <= 0, 'overdue: no call');
   });

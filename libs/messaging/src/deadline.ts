@@ -3,12 +3,12 @@ import { DomainError } from '@pgcloud/contracts';
 
 // Timeouts nest (decisions.md section 11), so a 503 answer means nothing was started.
 // ctx.deadline is when a handler's answer is due. A handler that asks another service
-// waits less than it has left, keeping a tenth for its own work once that answer is in;
-// the service asked gets a deadline a tenth before that wait ends, leaving its answer
-// time to travel back; and a handler whose deadline has passed starts nothing (its caller
-// answers 503). Each level of nesting so gets about four fifths of its caller's time.
-// Times are epoch milliseconds; `now` is a parameter, so the arithmetic is tested without
-// a clock.
+// waits less than it has left, keeping a tenth for its own work once that answer is in
+// (the gateway, which only wraps the answer, keeps nothing); the service asked gets a
+// deadline a tenth before that wait ends, leaving its answer time to travel back; and a
+// handler whose deadline has passed starts nothing (its caller answers 503). Each level of
+// nesting so gets about four fifths of its caller's time. Times are epoch milliseconds;
+// `now` is a parameter, so the arithmetic is tested without a clock.
 
 /** The tenth of a span that the side with less to do keeps for the other. */
 export function reserveMs(spanMs: number): number {
@@ -17,17 +17,19 @@ export function reserveMs(spanMs: number): number {
 
 /**
  * How long a call made at `now` may wait for its answer: the client's own timeout, cut to
- * what the handler making it has left before its answer is due, less its reserve. Zero or
- * less: there is no time left to ask.
+ * what the handler making it has left before its answer is due, less its reserve. At the
+ * edge (the gateway) nothing is kept: once the answer is in, it is only wrapped and sent.
+ * Zero or less: there is no time left to ask.
  */
 export function callTimeoutMs(
   timeoutMs: number,
   deadline: number | undefined,
   now: number,
+  atEdge = false,
 ): number {
   if (deadline === undefined) return timeoutMs;
   const timeLeftMs = deadline - now;
-  return Math.min(timeoutMs, timeLeftMs - reserveMs(timeLeftMs));
+  return Math.min(timeoutMs, timeLeftMs - (atEdge ? 0 : reserveMs(timeLeftMs)));
 }
 
 /** When the answer to a call that waits `waitMs` from `now` is due at the service asked. */

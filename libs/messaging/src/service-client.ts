@@ -21,12 +21,19 @@ export class ServiceClient {
     private readonly service: string,
     private readonly proxy: ClientProxy,
     private readonly timeoutMs: number,
+    /** The gateway's clients: they wait all the time a request has left (deadline.ts). */
+    private readonly atEdge = false,
   ) {}
 
   /** A client of one service over the deployment's broker; close() it when done. */
-  static connect(broker: BrokerSettings, service: ServiceName, timeoutMs: number): ServiceClient {
+  static connect(
+    broker: BrokerSettings,
+    service: ServiceName,
+    timeoutMs: number,
+    options: { atEdge?: boolean } = {},
+  ): ServiceClient {
     const proxy = ClientProxyFactory.create(rmqClientOptions(broker, service));
-    return new ServiceClient(SERVICE_QUEUES[service], proxy, timeoutMs);
+    return new ServiceClient(SERVICE_QUEUES[service], proxy, timeoutMs, options.atEdge);
   }
 
   /**
@@ -42,7 +49,7 @@ export class ServiceClient {
     timeoutMs: number = this.timeoutMs,
   ): Promise<TResult> {
     const now = Date.now();
-    const waitMs = callTimeoutMs(timeoutMs, ctx.deadline, now);
+    const waitMs = callTimeoutMs(timeoutMs, ctx.deadline, now, this.atEdge);
     if (waitMs <= 0) {
       this.logger.warn(`[${ctx.requestId}] no time left to ask the ${this.service} ${pattern}`);
       throw outOfTime();
