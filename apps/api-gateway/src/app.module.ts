@@ -22,6 +22,9 @@ import { CaCertificateController } from './databases/ca-certificate.controller.j
 import { DatabasesController } from './databases/databases.controller.js';
 import { DevicePageController } from './device/device-page.controller.js';
 import { HealthController } from './health/health.controller.js';
+import { IdempotencyKeys } from './idempotency/idempotency-keys.js';
+import { IdempotencyStore, InMemoryIdempotencyStore } from './idempotency/idempotency.store.js';
+import { RedisIdempotencyStore } from './idempotency/redis-idempotency.store.js';
 import { UnreadableBodyGuard, parsingLater } from './http/body-parsing.js';
 import { ProjectsController, RegionsController } from './projects/projects.controller.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
@@ -67,6 +70,19 @@ export class AppModule implements NestModule {
               : memory,
         },
         RateLimiter,
+        {
+          // Shared by every gateway through Redis; a lone gateway keeps them in memory.
+          provide: IdempotencyStore,
+          useFactory: () =>
+            config.REDIS_URL
+              ? new RedisIdempotencyStore(
+                  config.REDIS_URL,
+                  config.RMQ_QUEUE_PREFIX,
+                  config.REDIS_TIMEOUT_MS,
+                )
+              : new InMemoryIdempotencyStore(),
+        },
+        IdempotencyKeys,
         ServiceClients,
         TokenCache,
         BearerStrategy,

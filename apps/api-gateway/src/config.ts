@@ -56,12 +56,18 @@ export class GatewayConfig extends CommonEnv {
   @Max(10)
   AUTH_CACHE_SECONDS: number = 5;
 
-  /** Redis for rate-limit buckets shared by every gateway; unset: this gateway's memory. */
+  /**
+   * Redis for rate-limit buckets and Idempotency-Keys shared by every gateway; unset: this
+   * gateway's memory.
+   */
   @IsOptional()
   @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;
 
-  /** How long a rate-limit check waits for Redis before this gateway limits on its own. */
+  /**
+   * How long a rate-limit check waits for Redis before this gateway limits on its own, and
+   * a request with an Idempotency-Key before it is refused with 503.
+   */
   @IsInt()
   @Min(10)
   @Max(5000)

@@ -28,6 +28,7 @@ import './suites/pitr-restores.suite.js';
 import './suites/pitr-takeover.suite.js';
 import './suites/pitr-retention.suite.js';
 import './suites/multi-gateway.suite.js';
+import './suites/idempotency.suite.js';
 import './suites/outages.suite.js';
 import './suites/browser-device-flow.suite.js';
 import './suites/fuzz.suite.js';

@@ -6,6 +6,14 @@ export interface RequestContext {
   requestId: string;
   userId?: string;
   tier?: Tier;
+  /**
+   * When the caller stops waiting for the answer, in epoch milliseconds (decisions.md
+   * section 11, "timeouts nest"). The gateway sets it when a request arrives; each message
+   * carries its caller's own, so a service asks others only for what time is left and
+   * starts nothing its caller has already answered 503 for. Comparing it with another
+   * host's clock assumes the deployment's clocks agree (NTP) to well within a second.
+   */
+  deadline?: number;
 }
 
 /** The body of every request message: the caller's context and the payload. */

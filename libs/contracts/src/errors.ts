@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'TEMPLATE_IN_USE'
   | 'PAYLOAD_TOO_LARGE'
   | 'TARGET_TIME_INVALID'
+  | 'IDEMPOTENCY_KEY_REUSED'
   | 'RATE_LIMIT_EXCEEDED'
   | 'INTERNAL_ERROR'
   | 'SERVICE_UNAVAILABLE';
@@ -85,6 +86,7 @@ const ERROR_CODES = new Set<string>([
   'TEMPLATE_IN_USE',
   'PAYLOAD_TOO_LARGE',
   'TARGET_TIME_INVALID',
+  'IDEMPOTENCY_KEY_REUSED',
   'RATE_LIMIT_EXCEEDED',
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
@@ -130,6 +132,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'PAYLOAD_TOO_LARGE':
       return 413;
     case 'TARGET_TIME_INVALID':
+    case 'IDEMPOTENCY_KEY_REUSED':
       return 422;
     case 'RATE_LIMIT_EXCEEDED':
       return 429;

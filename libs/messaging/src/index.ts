@@ -9,3 +9,5 @@ export * from './graceful-server-rmq.js';
 export * from './event-publisher.js';
 export * from './require-user.js';
 export * from './tier-quota.js';
+export * from './deadline.js';
+export * from './deadline.interceptor.js';

@@ -3,14 +3,16 @@ import type { ClientProxy } from '@nestjs/microservices';
 import { ClientProxyFactory, RmqRecordBuilder } from '@nestjs/microservices';
 import type { Message, RequestContext, ServiceName } from '@pgcloud/contracts';
 import { DomainError, SERVICE_QUEUES, isErrorBody } from '@pgcloud/contracts';
+import { answerDueAt, callTimeoutMs, outOfTime } from './deadline.js';
 import type { BrokerSettings } from './rmq-options.js';
 import { rmqClientOptions } from './rmq-options.js';
 import { firstValueFrom, timeout } from 'rxjs';
 
 /**
  * Request-response to one service. Every request carries the caller's context, expires
- * in the broker when nobody waits for it any more, and ends within the timeout: a domain
- * error comes back as DomainError, silence or a broken broker as SERVICE_UNAVAILABLE.
+ * in the broker when nobody waits for it any more, and ends within the timeout, nested in
+ * the caller's own (decisions.md section 11): a domain error comes back as DomainError,
+ * silence, a broken broker or no time left as SERVICE_UNAVAILABLE.
  */
 export class ServiceClient {
   private readonly logger = new Logger(ServiceClient.name);
@@ -19,33 +21,52 @@ export class ServiceClient {
     private readonly service: string,
     private readonly proxy: ClientProxy,
     private readonly timeoutMs: number,
+    /** The gateway's clients: they wait all the time a request has left (deadline.ts). */
+    private readonly atEdge = false,
   ) {}
 
   /** A client of one service over the deployment's broker; close() it when done. */
-  static connect(broker: BrokerSettings, service: ServiceName, timeoutMs: number): ServiceClient {
+  static connect(
+    broker: BrokerSettings,
+    service: ServiceName,
+    timeoutMs: number,
+    options: { atEdge?: boolean } = {},
+  ): ServiceClient {
     const proxy = ClientProxyFactory.create(rmqClientOptions(broker, service));
-    return new ServiceClient(SERVICE_QUEUES[service], proxy, timeoutMs);
+    return new ServiceClient(SERVICE_QUEUES[service], proxy, timeoutMs, options.atEdge);
   }
 
-  /** Sends one request and waits for its answer. */
+  /**
+   * Sends one request and waits for its answer: at most `timeoutMs`, and never past what
+   * the handler sending it has left before its own answer is due (ctx.deadline, see
+   * deadline.ts). The message carries when its answer is due, so the service asked can
+   * tell when it comes too late to start.
+   */
   async send<TResult, TPayload = unknown>(
     pattern: string,
     ctx: RequestContext,
     payload: TPayload,
     timeoutMs: number = this.timeoutMs,
   ): Promise<TResult> {
-    const message: Message<TPayload> = { ctx, payload };
+    const now = Date.now();
+    const waitMs = callTimeoutMs(timeoutMs, ctx.deadline, now, this.atEdge);
+    if (waitMs <= 0) {
+      this.logger.warn(`[${ctx.requestId}] no time left to ask the ${this.service} ${pattern}`);
+      throw outOfTime();
+    }
+    const message: Message<TPayload> = {
+      ctx: { ...ctx, deadline: answerDueAt(waitMs, now) },
+      payload,
+    };
     const record = new RmqRecordBuilder(message)
       .setOptions({
-        expiration: String(timeoutMs),
+        expiration: String(waitMs),
         persistent: true,
         headers: { 'x-request-id': ctx.requestId },
       })
       .build();
     try {
-      return await firstValueFrom(
-        this.proxy.send<TResult>(pattern, record).pipe(timeout(timeoutMs)),
-      );
+      return await firstValueFrom(this.proxy.send<TResult>(pattern, record).pipe(timeout(waitMs)));
     } catch (err) {
       if (isErrorBody(err)) throw new DomainError(err.code, err.message, err.details);
       const reason = err instanceof Error ? err.message : String(err);

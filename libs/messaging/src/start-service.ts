@@ -5,14 +5,16 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { ServiceName } from '@pgcloud/contracts';
 import { createValidationPipe, logLevels } from '@pgcloud/http';
 import { AckInterceptor } from './ack.interceptor.js';
+import { DeadlineInterceptor } from './deadline.interceptor.js';
 import { GracefulServerRMQ } from './graceful-server-rmq.js';
 import type { BrokerSettings } from './rmq-options.js';
 import { rmqServerOptions } from './rmq-options.js';
 import { RpcErrorFilter } from './rpc-error.filter.js';
 
 /**
- * Starts a service as a RabbitMQ microservice with pgcloud's settings: explicit acks,
- * validation of every message, one error filter, and a clean stop on SIGTERM.
+ * Starts a service as a RabbitMQ microservice with pgcloud's settings: explicit acks, no
+ * start after the caller's deadline, validation of every message, one error filter, and a
+ * clean stop on SIGTERM.
  */
 export async function startService(
   module: Parameters<typeof NestFactory.createMicroservice>[0],
@@ -24,7 +26,8 @@ export async function startService(
     strategy: new GracefulServerRMQ(options ?? {}),
     logger: logLevels(broker.LOG_LEVEL),
   });
-  app.useGlobalInterceptors(new AckInterceptor());
+  // Ack first, so a message refused for its deadline is acknowledged too.
+  app.useGlobalInterceptors(new AckInterceptor(), new DeadlineInterceptor());
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new RpcErrorFilter());
   app.enableShutdownHooks();

@@ -14,6 +14,7 @@ import type {
 import { BACKUP_PATTERNS, BACKUP_RESTORE_PATTERNS, RestoreBackupDto } from '@pgcloud/contracts';
 import { ServiceClients } from '../clients/service-clients.js';
 import { Ctx } from '../http/request-context.js';
+import { IDEMPOTENT_ROUTE_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
 import {
   ApiEnvelope,
   ApiErrors,
@@ -59,13 +60,19 @@ export class BackupsController {
   }
 
   @Post()
+  @Idempotent(201)
   @ApiOperation({
     summary: 'Take a manual backup',
     description:
       'Answers at once with status `pending`; the base backup streams to object storage and ends `completed` (with its checksum) or `failed`.',
   })
   @ApiEnvelope(CreatedBackupModel, { status: 201, description: 'The new backup, pending.' })
-  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'QUOTA_EXCEEDED', 'DATABASE_NOT_READY')
+  @ApiErrors(
+    ...DATABASE_ROUTE_ERRORS,
+    'QUOTA_EXCEEDED',
+    'DATABASE_NOT_READY',
+    ...IDEMPOTENT_ROUTE_ERRORS,
+  )
   create(
     @Ctx() ctx: RequestContext,
     @Param('project_id') projectId: string,
@@ -103,6 +110,7 @@ export class BackupsController {
   }
 
   @Post(':backup_id/restore')
+  @Idempotent(201)
   @ApiBackupId()
   @ApiOperation({
     summary: 'Restore a backup',
@@ -120,6 +128,7 @@ export class BackupsController {
     'BACKUP_NOT_READY',
     'OPERATION_IN_PROGRESS',
     'PAYLOAD_TOO_LARGE',
+    ...IDEMPOTENT_ROUTE_ERRORS,
   )
   restore(
     @Ctx() ctx: RequestContext,

@@ -4,7 +4,10 @@ import type { ServiceName } from '@pgcloud/contracts';
 import { ServiceClient } from '@pgcloud/messaging';
 import { GatewayConfig } from '../config.js';
 
-/** One ServiceClient per backend service, closed when the gateway stops. */
+/**
+ * One ServiceClient per backend service, closed when the gateway stops. They are the edge:
+ * a request's calls share the time until its deadline (http/request-deadline.ts), all of it.
+ */
 @Injectable()
 export class ServiceClients implements OnApplicationShutdown {
   readonly auth: ServiceClient;
@@ -14,11 +17,12 @@ export class ServiceClients implements OnApplicationShutdown {
   readonly pitr: ServiceClient;
 
   constructor(config: GatewayConfig) {
-    this.auth = ServiceClient.connect(config, 'auth', config.RPC_TIMEOUT_MS);
-    this.projects = ServiceClient.connect(config, 'projects', config.RPC_TIMEOUT_MS);
-    this.databases = ServiceClient.connect(config, 'databases', config.RPC_TIMEOUT_MS);
-    this.backups = ServiceClient.connect(config, 'backups', config.RPC_TIMEOUT_MS);
-    this.pitr = ServiceClient.connect(config, 'pitr', config.RPC_TIMEOUT_MS);
+    const edge = { atEdge: true };
+    this.auth = ServiceClient.connect(config, 'auth', config.RPC_TIMEOUT_MS, edge);
+    this.projects = ServiceClient.connect(config, 'projects', config.RPC_TIMEOUT_MS, edge);
+    this.databases = ServiceClient.connect(config, 'databases', config.RPC_TIMEOUT_MS, edge);
+    this.backups = ServiceClient.connect(config, 'backups', config.RPC_TIMEOUT_MS, edge);
+    this.pitr = ServiceClient.connect(config, 'pitr', config.RPC_TIMEOUT_MS, edge);
   }
 
   /** Every service, by name, for the health check; a service left out here does not compile. */

@@ -12,6 +12,7 @@ import type {
 import { CreateDatabaseDto, DATABASE_PATTERNS } from '@pgcloud/contracts';
 import { ServiceClients } from '../clients/service-clients.js';
 import { Ctx } from '../http/request-context.js';
+import { IDEMPOTENT_ROUTE_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
 import {
   ApiEnvelope,
   ApiErrors,
@@ -52,6 +53,7 @@ export class DatabasesController {
   }
 
   @Post()
+  @Idempotent(201)
   @ApiOperation({
     summary: 'Create a database',
     description:
@@ -67,6 +69,7 @@ export class DatabasesController {
     'PAYLOAD_TOO_LARGE',
     'RATE_LIMIT_EXCEEDED',
     'SERVICE_UNAVAILABLE',
+    ...IDEMPOTENT_ROUTE_ERRORS,
   )
   create(
     @Ctx() ctx: RequestContext,

@@ -10,14 +10,17 @@ export interface GatewayRequest extends RequestWithId {
   chargedToIp?: boolean;
   /** The body was not valid JSON (http/body-parsing.ts answers it after authentication). */
   unreadableBody?: boolean;
+  /** When this request is answered at the latest (http/request-deadline.ts). */
+  deadline?: number;
 }
 
 /** The RequestContext of the current request, to send with every message. */
 export function contextOf(req: GatewayRequest): RequestContext {
   const user = req.user;
+  const deadline = req.deadline === undefined ? {} : { deadline: req.deadline };
   return user
-    ? { requestId: req.requestId, userId: user.id, tier: user.tier }
-    : { requestId: req.requestId };
+    ? { requestId: req.requestId, userId: user.id, tier: user.tier, ...deadline }
+    : { requestId: req.requestId, ...deadline };
 }
 
 /** Injects the RequestContext of the current request. */

@@ -60,10 +60,11 @@ export const DATABASE_ROUTE_ERRORS = [
 /**
  * Documents the error envelopes a route can answer, one response per HTTP status (taken
  * from contracts, so the statuses cannot drift), each listing its codes with an example.
+ * A code listed twice (from two lists) is documented once.
  */
 export function ApiErrors(...codes: ErrorCode[]): Decorator {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) {
+  for (const code of new Set(codes)) {
     const status = httpStatusFor(code);
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }

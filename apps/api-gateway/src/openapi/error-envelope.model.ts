@@ -24,11 +24,14 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   PROJECT_NOT_EMPTY: 'the project still has databases and `force=true` was not given',
   DATABASE_NOT_READY: 'the operation needs the database `running`',
   BACKUP_NOT_READY: 'the backup is not `completed`',
-  OPERATION_IN_PROGRESS: 'a restore is already under way on that database',
+  OPERATION_IN_PROGRESS:
+    'a restore is already under way on that database, or a request with the same `Idempotency-Key` is still being answered',
   PITR_NOT_ENABLED: 'the route needs PITR enabled',
   TEMPLATE_IN_USE: 'local daemon: the template database has open connections',
   PAYLOAD_TOO_LARGE: 'body over 64 KiB',
   TARGET_TIME_INVALID: 'target_time outside the recovery window',
+  IDEMPOTENCY_KEY_REUSED:
+    'the `Idempotency-Key` was sent before with a different request (method, path or body)',
   RATE_LIMIT_EXCEEDED: 'the caller spent its request bucket; retry after `Retry-After` seconds',
   INTERNAL_ERROR: 'anything unexpected (logged with the request id, never shown)',
   SERVICE_UNAVAILABLE: 'a backend service or dependency did not answer in time',

@@ -22,6 +22,7 @@ import {
 } from '@pgcloud/contracts';
 import { ServiceClients } from '../clients/service-clients.js';
 import { Ctx } from '../http/request-context.js';
+import { IDEMPOTENT_ROUTE_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
 import {
   ApiEnvelope,
   ApiErrors,
@@ -67,6 +68,7 @@ export class PitrController {
 
   @Post('enable')
   @HttpCode(200)
+  @Idempotent(200)
   @ApiOperation({
     summary: 'Enable PITR, or change its retention',
     description:
@@ -79,6 +81,7 @@ export class PitrController {
     'QUOTA_EXCEEDED',
     'DATABASE_NOT_READY',
     'PAYLOAD_TOO_LARGE',
+    ...IDEMPOTENT_ROUTE_ERRORS,
   )
   enable(
     @Ctx() ctx: RequestContext,
@@ -185,6 +188,7 @@ export class PitrController {
   }
 
   @Post('restore')
+  @Idempotent(201)
   @ApiOperation({
     summary: 'Restore to a point in time',
     description:
@@ -201,6 +205,7 @@ export class PitrController {
     'OPERATION_IN_PROGRESS',
     'TARGET_TIME_INVALID',
     'PAYLOAD_TOO_LARGE',
+    ...IDEMPOTENT_ROUTE_ERRORS,
   )
   restore(
     @Ctx() ctx: RequestContext,

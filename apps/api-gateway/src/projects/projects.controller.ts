@@ -12,6 +12,7 @@ import type {
 import { CreateProjectDto, DeleteProjectQueryDto, PROJECT_PATTERNS } from '@pgcloud/contracts';
 import { ServiceClients } from '../clients/service-clients.js';
 import { Ctx } from '../http/request-context.js';
+import { IDEMPOTENT_ROUTE_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
 import { ApiEnvelope, ApiErrors } from '../openapi/api-envelope.decorator.js';
 import {
   DeletedModel,
@@ -44,6 +45,7 @@ export class ProjectsController {
   }
 
   @Post()
+  @Idempotent(201)
   @ApiOperation({ summary: 'Create a project' })
   @ApiEnvelope(ProjectModel, { status: 201, description: 'The new project.' })
   @ApiErrors(
@@ -54,6 +56,7 @@ export class ProjectsController {
     'PAYLOAD_TOO_LARGE',
     'RATE_LIMIT_EXCEEDED',
     'SERVICE_UNAVAILABLE',
+    ...IDEMPOTENT_ROUTE_ERRORS,
   )
   create(@Ctx() ctx: RequestContext, @Body() body: CreateProjectDto): Promise<Project> {
     return this.clients.projects.send(PROJECT_PATTERNS.create, ctx, body);

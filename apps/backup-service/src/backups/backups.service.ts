@@ -15,7 +15,7 @@ import type {
   RestorePlan,
 } from '@pgcloud/contracts';
 import { DomainError, isId, newId } from '@pgcloud/contracts';
-import { assertTierQuota, requireUser } from '@pgcloud/messaging';
+import { assertTierQuota, assertTimeLeft, requireUser } from '@pgcloud/messaging';
 import { ObjectStore } from '@pgcloud/storage';
 import { DataSource, In, Repository } from 'typeorm';
 import type { EntityManager } from 'typeorm';
@@ -198,6 +198,8 @@ export class BackupsService {
         const kept = await this.keptManual(database.id, manager);
         this.assertQuota(ctx, kept);
       }
+      // Not after the caller has answered 503 (the lock above may have kept us waiting).
+      assertTimeLeft(ctx);
       await manager.insert(BackupEntity, record);
       await this.jobs.enqueue(manager, id, ctx.requestId);
     });

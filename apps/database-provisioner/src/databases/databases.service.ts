@@ -14,7 +14,7 @@ import type {
 } from '@pgcloud/contracts';
 import { DomainError, isDatabaseName, newId } from '@pgcloud/contracts';
 import { DatabaseDriver, REPLICATION_ROLE } from '../drivers/database-driver.js';
-import { requireUser } from '@pgcloud/messaging';
+import { assertTimeLeft, requireUser } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DataSource, In, Not, Repository } from 'typeorm';
 import type { EntityManager } from 'typeorm';
@@ -209,6 +209,8 @@ export class DatabasesService {
           assertWithinTier(ctx.tier, fields.config, inProject, this.freeLimits());
           await this.assertNameFree(manager, fields);
           port = await this.freePort(manager);
+          // Not after the caller has answered 503 (the lock above may have kept us waiting).
+          assertTimeLeft(ctx);
           const record = this.databases.create({
             ...fields,
             id: newId('db'),

@@ -10,7 +10,7 @@ import type {
   RestoreRef,
 } from '@pgcloud/contracts';
 import { DomainError, isId, newId } from '@pgcloud/contracts';
-import { requireUser } from '@pgcloud/messaging';
+import { assertTimeLeft, requireUser } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
@@ -164,6 +164,8 @@ export class RestoresService {
         'DATABASE_NOT_READY',
         `Database ${source.name} is ${source.status}; a restore needs it running.`,
       );
+    // Not after the caller has answered 503 (the lock above may have kept us waiting).
+    assertTimeLeft(ctx);
     await manager.insert(RestoreEntity, restore);
     if (!restore.targetDatabaseId)
       await manager.update(DatabaseEntity, { id: source.id }, { status: 'restoring' });

@@ -205,6 +205,27 @@ describe('the OpenAPI document and /docs', () => {
     assert.deepEqual(walQuery.sort(), ['cursor', 'limit']);
   });
 
+  it('documents the Idempotency-Key of every POST that creates something', () => {
+    const database = '/projects/{project_id}/databases/{name}';
+    const creating = [
+      '/projects',
+      '/projects/{project_id}/databases',
+      `${database}/backups`,
+      `${database}/backups/{backup_id}/restore`,
+      `${database}/pitr/enable`,
+      `${database}/pitr/restore`,
+    ];
+    for (const path of creating) {
+      const post = operation('post', path);
+      const headers = (post.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
+      assert.deepEqual(headers, ['Idempotency-Key'], path);
+      assert.ok(post.responses['422'], `${path} documents IDEMPOTENCY_KEY_REUSED`);
+      assert.ok(post.responses['409'], `${path} documents OPERATION_IN_PROGRESS`);
+    }
+    const disable = operation('post', `${database}/pitr/disable`).parameters ?? [];
+    assert.ok(!disable.some((p) => p.in === 'header'), 'a POST that creates nothing takes no key');
+  });
+
   it('marks the protected routes with the bearer scheme, and the public ones without', () => {
     assert.equal(doc.security, undefined, 'no document-wide requirement');
     for (const [method, path, access] of CLOUD_ROUTES) {

@@ -12,7 +12,7 @@ import type {
   WalReceiverStatus,
 } from '@pgcloud/contracts';
 import { DomainError, PITR_FREE_MAX_RETENTION_DAYS } from '@pgcloud/contracts';
-import { requireUser } from '@pgcloud/messaging';
+import { assertTimeLeft, requireUser } from '@pgcloud/messaging';
 import { queryRows, segmentOf } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -75,6 +75,7 @@ export class PitrService {
         'DATABASE_NOT_READY',
         `Database ${database.name} is ${database.status}; PITR needs it running.`,
       );
+    assertTimeLeft(ctx); // not after the caller has answered 503
     const rows = await queryRows<{ database_id: string }>(
       this.dataSource,
       `INSERT INTO pitr.archives AS a

@@ -9,7 +9,7 @@ import type {
   RequestContext,
 } from '@pgcloud/contracts';
 import { DomainError, PROJECT_EVENTS, isId, newId } from '@pgcloud/contracts';
-import { EventPublisher, assertTierQuota, requireUser } from '@pgcloud/messaging';
+import { EventPublisher, assertTierQuota, assertTimeLeft, requireUser } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DataSource, Repository } from 'typeorm';
 import { ProjectServiceConfig } from '../config.js';
@@ -68,6 +68,8 @@ export class ProjectsService {
           'projects per account',
           'delete one to make room',
         );
+        // Not after the caller has answered 503 (the lock above may have kept us waiting).
+        assertTimeLeft(ctx);
         await manager.insert(ProjectEntity, project);
       });
     } catch (err) {
