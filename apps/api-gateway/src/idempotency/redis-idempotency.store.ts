@@ -1,5 +1,6 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { sharedRedis } from '../redis/shared-redis.js';
 import { IdempotencyStore } from './idempotency.store.js';
 
 // Each operation is one script, so it is atomic across every gateway.
@@ -32,13 +33,7 @@ export class RedisIdempotencyStore extends IdempotencyStore implements OnApplica
     timeoutMs: number,
   ) {
     super();
-    this.redis = new Redis(url, {
-      commandTimeout: timeoutMs,
-      connectTimeout: timeoutMs,
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: 0,
-    });
-    this.redis.on('error', () => undefined); // each failed command says so to its caller
+    this.redis = sharedRedis(url, timeoutMs);
   }
 
   async claim(slot: string, value: string, ttlMs: number): Promise<string | null> {

@@ -1,6 +1,7 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { sharedRedis } from '../redis/shared-redis.js';
 import type { InMemoryRateLimitStore } from './rate-limit.store.js';
 import { RateLimitStore } from './rate-limit.store.js';
 import type { BucketDecision, BucketLimit } from './token-bucket.js';
@@ -60,16 +61,7 @@ export class RedisRateLimitStore extends RateLimitStore implements OnApplication
     private readonly fallback: InMemoryRateLimitStore,
   ) {
     super();
-    this.redis = new Redis(url, {
-      commandTimeout: timeoutMs,
-      connectTimeout: timeoutMs,
-      // Commands wait for the connection at most commandTimeout, so a start or a reconnect
-      // does not drop this gateway to its own buckets for nothing.
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: 0,
-      lazyConnect: false,
-    });
-    this.redis.on('error', () => undefined); // reported once per outage by take()
+    this.redis = sharedRedis(url, timeoutMs); // an outage is reported once by take()
     this.redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE_TOKEN_LUA });
   }
 
