@@ -5,12 +5,14 @@ import type { ClientProxy } from '@nestjs/microservices';
 import type { Message } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
 import { of } from 'rxjs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   answerDueAt,
   assertTimeLeft,
   callTimeoutMs,
   isPastDeadline,
   reserveMs,
+  waitWithinDeadline,
 } from './deadline.js';
 import { ServiceClient } from './service-client.js';
 
@@ -109,5 +111,26 @@ describe('ServiceClient under a deadline', () => {
     );
     Logger.overrideLogger(['log', 'error', 'warn']);
     assert.equal(sent.length, 0);
+  });
+});
+
+describe('waitWithinDeadline', () => {
+  it('answers true for work done in time, and waits for it when nothing is due', async () => {
+    const ctx = { requestId: 'r', deadline: Date.now() + 5000 };
+    assert.equal(await waitWithinDeadline(ctx, sleep(10)), true);
+    assert.equal(await waitWithinDeadline({ requestId: 'r' }, sleep(10)), true);
+  });
+
+  it('stops waiting, not the work, once the answer is nearly due', async () => {
+    let done = false;
+    const work = sleep(1000).then(() => (done = true));
+    const ctx = { requestId: 'r', deadline: Date.now() + 100 };
+    assert.equal(await waitWithinDeadline(ctx, work), false);
+    assert.equal(done, false, 'answered before the work ended');
+    await work;
+    assert.equal(
+      await waitWithinDeadline({ requestId: 'r', deadline: Date.now() - 1 }, work),
+      false,
+    );
   });
 });

@@ -58,3 +58,25 @@ export function outOfTime(): DomainError {
     'The request ran out of time before it could be done; nothing was changed. Try again.',
   );
 }
+
+/**
+ * Waits for `work` (which must not reject) while the answer to `ctx` can still be given in
+ * time, keeping the reserve; answers whether it finished. Work that outlasts the wait goes
+ * on: for a step after the commit, whose request must be answered as accepted.
+ */
+export async function waitWithinDeadline(
+  ctx: RequestContext,
+  work: Promise<unknown>,
+  now: number = Date.now(),
+): Promise<boolean> {
+  const waitMs = callTimeoutMs(Number.POSITIVE_INFINITY, ctx.deadline, now);
+  if (waitMs === Number.POSITIVE_INFINITY) return work.then(() => true);
+  if (waitMs <= 0) return false;
+  let timer: NodeJS.Timeout | undefined;
+  const outOfTime = new Promise<false>((resolve) => (timer = setTimeout(resolve, waitMs, false)));
+  try {
+    return await Promise.race([work.then(() => true as const), outOfTime]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -10,7 +10,7 @@ import type {
   RestoreRef,
 } from '@pgcloud/contracts';
 import { DomainError, isId, newId } from '@pgcloud/contracts';
-import { assertTimeLeft, requireUser } from '@pgcloud/messaging';
+import { assertTimeLeft, requireUser, waitWithinDeadline } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
@@ -77,29 +77,27 @@ export class RestoresService {
         throw inProgress(source.name);
       throw err;
     }
-    if (request.target_database === undefined) {
-      // On hold before the answer: no write is accepted from now on and lost by the swap.
-      // Its job was held back meanwhile; it holds the server again first (a crash in
-      // between is covered).
-      await this.driver
-        .holdForRestore(source.platformServiceId)
-        .catch((err: unknown) =>
-          this.logger.warn(`[${ctx.requestId}] hold now failed; the job retries: ${String(err)}`),
-        );
-    }
     // Read before the job runs, which may move it on at once: the answer tells what was
     // created, a pending restore.
     const saved = await this.dataSource
       .getRepository(RestoreEntity)
       .findOneByOrFail({ id: restore.id });
-    if (request.target_database === undefined)
-      // Accepted either way: a job not released now runs once its wait is over.
-      await this.jobs
-        .release(restore.id)
-        .catch((err: unknown) =>
-          this.logger.warn(`[${ctx.requestId}] restore job not released: ${String(err)}`),
-        );
-    else this.jobs.wake();
+    if (request.target_database === undefined) {
+      // On hold before the answer: no write is accepted from now on and lost by the swap.
+      // Its job, held back meanwhile, runs once the hold is done (and holds the server
+      // again first; after a crash in between it runs when its wait is over). Should the
+      // hold outlast the time this answer has, the answer goes first: the restore was
+      // accepted, and a 503 would say it was not.
+      const warn = (what: string) => (err: unknown) =>
+        this.logger.warn(`[${ctx.requestId}] ${what}: ${String(err)}`);
+      const held = this.driver
+        .holdForRestore(source.platformServiceId)
+        .catch(warn('hold failed; the job retries it'))
+        .then(() => this.jobs.release(restore.id))
+        .catch(warn('restore job not released; it runs once its wait is over'));
+      if (!(await waitWithinDeadline(ctx, held)))
+        this.logger.warn(`[${ctx.requestId}] answering before the hold of ${source.id} is done`);
+    } else this.jobs.wake();
     this.logger.log(`[${ctx.requestId}] restore ${saved.id} of ${source.id} pending`);
     const created: CreatedRestore = {
       restore_id: saved.id,
