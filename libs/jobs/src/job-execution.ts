@@ -1,8 +1,9 @@
 import type { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { abandonedReason, errorReason, failureStep } from './job-policy.js';
+import { PermanentJobError, abandonedReason, errorReason, failureStep } from './job-policy.js';
 import type { ClaimedJob, JobStatements } from './job-statements.js';
-import type { FailedJob, JobHandler, OnJobFailed } from './job.types.js';
+import type { FailedJob, JobFailure, JobHandler, OnJobFailed } from './job.types.js';
+import { JOB_FAILURE_KINDS } from './job.types.js';
 import { queryRows } from '@pgcloud/postgres';
 
 /** What every execution of one runner shares. */
@@ -80,8 +81,15 @@ export class JobExecution {
     // The claim counted one more attempt: past max_attempts means every attempt already ran
     // and the last one's worker died, so the job fails without running again.
     if (job.attempts > job.max_attempts)
-      return this.fail(abandonedReason(job.max_attempts, job.last_error));
-    if (!this.handler) return this.fail(`no handler for job type ${job.type}`);
+      return this.fail({
+        kind: JOB_FAILURE_KINDS.abandoned,
+        reason: abandonedReason(job.max_attempts, job.last_error),
+      });
+    if (!this.handler)
+      return this.fail({
+        kind: JOB_FAILURE_KINDS.unhandled,
+        reason: `no handler for job type ${job.type}`,
+      });
     this.settings.logger.debug(`${this.label()}: started`);
     this.startRenewing();
     let thrown: { error: unknown } | undefined;
@@ -107,22 +115,26 @@ export class JobExecution {
   private async handleFailure(error: unknown): Promise<void> {
     const { job, settings } = this;
     const reason = errorReason(error);
-    if (failureStep(error, job.attempts, job.max_attempts) === 'fail') return this.fail(reason);
+    if (failureStep(error, job.attempts, job.max_attempts) === 'fail') {
+      const kind = error instanceof PermanentJobError ? error.kind : JOB_FAILURE_KINDS.exhausted;
+      return this.fail({ kind, reason });
+    }
     const delayMs = Math.max(0, settings.backoff(job.attempts));
     settings.logger.warn(`${this.label()}: failed, retrying in ${delayMs} ms: ${reason}`);
     await this.settle('retry', [reason, delayMs]);
   }
 
   /** Marks the job failed and lets the owner fail its record, both in one transaction. */
-  private async fail(reason: string): Promise<void> {
+  private async fail(failure: JobFailure): Promise<void> {
     const { dataSource, onFailed, statements, workerId, logger } = this.settings;
-    logger.error(`${this.label()}: failed for good: ${reason}`);
+    const { kind, reason } = failure;
+    logger.error(`${this.label()}: failed for good (${kind}): ${reason}`);
     try {
       await dataSource.transaction(async (manager) => {
         const values = [this.job.id, workerId, this.job.attempts, reason];
         const [failed] = await queryRows<FailedJob>(manager, statements.fail, values);
         if (!failed) return this.logLost('failed');
-        await onFailed?.(failed, reason, manager);
+        await onFailed?.(failed, failure, manager);
       });
     } catch (error) {
       // Rolled back, so the job is still running under a lapsing lease: once it lapses a

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { enqueue } from './job-queue.js';
 import { JobTestDatabase, SCHEMA, waitFor } from './job-test-database.js';
+import type { JobFailure } from './job.types.js';
 
 // Bounded, so a regression shows up as a failure rather than a hung run.
 describe('job leases on the real PostgreSQL', { timeout: 60_000 }, () => {
@@ -73,16 +74,17 @@ describe('job leases on the real PostgreSQL', { timeout: 60_000 }, () => {
   it('fails without running again a reclaimed job whose attempts are used up', async () => {
     const reviveDeadWorker = await dieHolding('lastTry', 1);
     let calls = 0;
-    const reasons: string[] = [];
+    const failures: JobFailure[] = [];
     db.runner({
       handlers: { lastTry: () => Promise.resolve(void (calls += 1)) },
-      onFailed: (_job, reason) => Promise.resolve(void reasons.push(reason)),
+      onFailed: (_job, failure) => Promise.resolve(void failures.push(failure)),
     });
     await waitFor('failed', db.statusIs('lastTry', 'k', 'failed'));
     assert.equal(calls, 0);
     assert.equal((await db.job('lastTry', 'k')).attempts, 1);
-    assert.equal(reasons.length, 1);
-    assert.match(reasons[0] ?? '', /gave up after 1 attempts/);
+    assert.equal(failures.length, 1);
+    assert.equal(failures[0]?.kind, 'abandoned');
+    assert.match(failures[0]?.reason ?? '', /gave up after 1 attempts/);
     reviveDeadWorker();
     await waitFor('the stale outcome', () => logs.has('job lastTry k attempt 1/1: no longer ours'));
     assert.equal((await db.job('lastTry', 'k')).status, 'failed');

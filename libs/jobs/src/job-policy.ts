@@ -1,6 +1,16 @@
-/** Thrown by a handler when retrying cannot help: the job fails at once. */
+/**
+ * Thrown by a handler when retrying cannot help: the job fails at once, and onFailed gets
+ * `kind` (say, `corrupt-archive`) to act on.
+ */
 export class PermanentJobError extends Error {
   override name = 'PermanentJobError';
+
+  constructor(
+    message: string,
+    readonly kind: string = 'permanent',
+  ) {
+    super(message);
+  }
 }
 
 const BACKOFF_BASE_MS = 1000;

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PermanentJobError } from './job-policy.js';
 import { enqueue, runNow } from './job-queue.js';
 import { JobTestDatabase, SCHEMA, waitFor } from './job-test-database.js';
-import type { FailedJob, Job } from './job.types.js';
+import type { FailedJob, Job, JobFailure } from './job.types.js';
 
 const SECRET = 'hunter2-superuser-password';
 
@@ -105,7 +105,7 @@ describe('JobRunner on the real PostgreSQL', { timeout: 60_000 }, () => {
   });
 
   it('fails after max attempts and lets the owner fail its record in the same transaction', async () => {
-    const failures: { job: FailedJob; reason: string }[] = [];
+    const failures: { job: FailedJob; failure: JobFailure }[] = [];
     let calls = 0;
     await dataSource.query(`INSERT INTO ${SCHEMA}.records VALUES ('r1', 'pending', NULL)`);
     db.runner({
@@ -115,11 +115,11 @@ describe('JobRunner on the real PostgreSQL', { timeout: 60_000 }, () => {
           return Promise.reject(new Error('initdb exited with 1'));
         },
       },
-      onFailed: async (failed, reason, manager) => {
-        failures.push({ job: failed, reason });
+      onFailed: async (failed, failure, manager) => {
+        failures.push({ job: failed, failure });
         await manager.query(
           `UPDATE ${SCHEMA}.records SET status = 'failed', reason = $2 WHERE key = $1`,
-          [failed.key, reason],
+          [failed.key, failure.reason],
         );
       },
     });
@@ -130,7 +130,7 @@ describe('JobRunner on the real PostgreSQL', { timeout: 60_000 }, () => {
     assert.equal(row.last_error, 'initdb exited with 1');
     assert.equal(calls, 3);
     assert.equal(failures.length, 1);
-    assert.equal(failures[0]?.reason, 'initdb exited with 1');
+    assert.deepEqual(failures[0]?.failure, { kind: 'exhausted', reason: 'initdb exited with 1' });
     assert.equal(failures[0]?.job.key, 'r1');
     assert.equal(failures[0]?.job.attempt, 3);
     const records = await dataSource.query<unknown[]>(
@@ -140,22 +140,22 @@ describe('JobRunner on the real PostgreSQL', { timeout: 60_000 }, () => {
   });
 
   it('fails a PermanentJobError at once', async () => {
-    const reasons: string[] = [];
+    const failures: JobFailure[] = [];
     let calls = 0;
     db.runner({
       handlers: {
         invalid: () => {
           calls += 1;
-          return Promise.reject(new PermanentJobError('no such region'));
+          return Promise.reject(new PermanentJobError('no such region', 'bad-region'));
         },
       },
-      onFailed: (_job, reason) => Promise.resolve(void reasons.push(reason)),
+      onFailed: (_job, failure) => Promise.resolve(void failures.push(failure)),
     });
     await enqueue(dataSource, { type: 'invalid', key: 'k', payload: {}, maxAttempts: 5 });
     await waitFor('failed', db.statusIs('invalid', 'k', 'failed'));
     assert.equal((await db.job('invalid', 'k')).attempts, 1);
     assert.equal(calls, 1);
-    assert.deepEqual(reasons, ['no such region']);
+    assert.deepEqual(failures, [{ kind: 'bad-region', reason: 'no such region' }]);
   });
 
   it('runs at most `concurrency` handlers at once', async () => {

@@ -22,8 +22,34 @@ export type JobHandler = (job: Job) => Promise<void>;
 export type FailedJob<P = unknown> = Omit<Job<P>, 'signal'>;
 
 /**
+ * Why a job was given up on. `kind` is for the owner to act on, never parsed from text: a
+ * PermanentJobError's own kind, or one of JOB_FAILURE_KINDS. `reason` is the detail, for
+ * the log (it may name paths and tool output).
+ */
+export interface JobFailure {
+  kind: string;
+  reason: string;
+}
+
+/** The kinds the runner gives a failure itself. */
+export const JOB_FAILURE_KINDS = {
+  /** A PermanentJobError thrown without a kind of its own. */
+  permanent: 'permanent',
+  /** Every attempt threw. */
+  exhausted: 'exhausted',
+  /** The last attempts' workers died (stopped renewing the lease). */
+  abandoned: 'abandoned',
+  /** No handler for the job's type in this runner. */
+  unhandled: 'unhandled',
+} as const;
+
+/**
  * Called once a job is given up on, inside the transaction that marks it failed: update
  * the owner's record through `manager` so both commit together. If it throws, both roll
  * back and the job is failed again once its lease lapses.
  */
-export type OnJobFailed = (job: FailedJob, reason: string, manager: EntityManager) => Promise<void>;
+export type OnJobFailed = (
+  job: FailedJob,
+  failure: JobFailure,
+  manager: EntityManager,
+) => Promise<void>;

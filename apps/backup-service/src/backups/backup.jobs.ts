@@ -3,7 +3,7 @@ import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/comm
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { BackupSource, BackupStatusChanged, RequestContext } from '@pgcloud/contracts';
 import { BACKUP_EVENTS, DomainError } from '@pgcloud/contracts';
-import type { FailedJob, Job } from '@pgcloud/jobs';
+import type { FailedJob, Job, JobFailure } from '@pgcloud/jobs';
 import { JobRunner, PermanentJobError, enqueue, holdJob } from '@pgcloud/jobs';
 import { EventPublisher } from '@pgcloud/messaging';
 import { ObjectStore } from '@pgcloud/storage';
@@ -32,6 +32,12 @@ interface BackupJobPayload {
 const REASONS = {
   notRunning: 'The database was not running when the backup started.',
   failed: 'The base backup could not be taken or stored; take a new one.',
+} as const;
+
+/** The kinds of PermanentJobError a backup fails with. */
+const FAILURES = {
+  databaseGone: 'database-gone',
+  databaseNotRunning: 'database-not-running',
 } as const;
 
 /**
@@ -77,8 +83,8 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
       concurrency: config.BACKUP_CONCURRENCY,
       workerId: `backup-service-${hostname()}-${process.pid}`,
       handlers: { [TAKE_BACKUP]: (job) => this.take(job as Job<BackupJobPayload>) },
-      onFailed: (job, reason, manager) =>
-        this.failed(job as FailedJob<BackupJobPayload>, reason, manager),
+      onFailed: (job, failure, manager) =>
+        this.failed(job as FailedJob<BackupJobPayload>, failure, manager),
     });
   }
 
@@ -189,24 +195,25 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
       if (err.code === 'DATABASE_NOT_FOUND') {
         // The database was deleted meanwhile; its backups go with it.
         await this.removal.remove(record.id);
-        throw new PermanentJobError('the database was deleted');
+        throw new PermanentJobError('the database was deleted', FAILURES.databaseGone);
       }
-      throw new PermanentJobError(`the database is not running (${err.code})`);
+      throw new PermanentJobError(
+        `the database is not running (${err.code})`,
+        FAILURES.databaseNotRunning,
+      );
     }
   }
 
   private async failed(
     job: FailedJob<BackupJobPayload>,
-    reason: string,
+    { kind, reason }: JobFailure,
     manager: EntityManager,
   ): Promise<void> {
     const ctx: RequestContext = { requestId: job.payload.request_id };
     const record = await manager.findOneBy(BackupEntity, { id: job.payload.backup_id });
     if (!record) return;
     this.logger.error(`[${ctx.requestId}] backup ${record.id} failed: ${reason}`);
-    const error = reason.startsWith('the database is not running')
-      ? REASONS.notRunning
-      : REASONS.failed;
+    const error = kind === FAILURES.databaseNotRunning ? REASONS.notRunning : REASONS.failed;
     const moved = await manager.update(
       BackupEntity,
       { id: record.id, status: record.status === 'pending' ? 'pending' : 'running' },

@@ -62,7 +62,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
         [PROVISION]: (job) => this.provision(job as Job<DatabaseJobPayload>),
         [REMOVE]: (job) => this.remove(job as Job<DatabaseJobPayload>),
       },
-      onFailed: (job, reason, manager) =>
+      onFailed: (job, { reason }, manager) =>
         this.failed(job as FailedJob<DatabaseJobPayload>, reason, manager),
     });
   }

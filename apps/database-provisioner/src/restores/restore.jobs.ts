@@ -3,7 +3,7 @@ import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/comm
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { RequestContext, RestorePlan } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
-import type { FailedJob, Job } from '@pgcloud/jobs';
+import type { FailedJob, Job, JobFailure } from '@pgcloud/jobs';
 import { JobRunner, PermanentJobError, enqueue, holdJob, runNow } from '@pgcloud/jobs';
 import { checkTlsLogin } from '@pgcloud/postgres';
 import { hostname } from 'node:os';
@@ -24,7 +24,8 @@ import { RestoreEntity } from './restore.entity.js';
 const SCHEMA = 'provisioner';
 const RESTORE = 'database.restore';
 const MAX_ATTEMPTS = 3;
-const CORRUPT = 'corrupt archive: ';
+/** The kinds of PermanentJobError a restore fails with. */
+const FAILURES = { corrupt: 'corrupt-archive', noPlan: 'no-plan' } as const;
 // How long a PITR restore waits for the archive to reach its target (`latest` just asked).
 const ARCHIVE_CATCH_UP_MS = 120_000;
 // How long an in-place restore's job waits for the request to put the server on hold.
@@ -78,8 +79,8 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       leaseSeconds: config.JOB_LEASE_SECONDS,
       workerId: `provisioner-restores-${hostname()}-${process.pid}`,
       handlers: { [RESTORE]: (job) => this.run(job as Job<RestoreJobPayload>) },
-      onFailed: (job, reason, manager) =>
-        this.failed(job as FailedJob<RestoreJobPayload>, reason, manager),
+      onFailed: (job, failure, manager) =>
+        this.failed(job as FailedJob<RestoreJobPayload>, failure, manager),
     });
   }
 
@@ -262,7 +263,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
         if (err.code !== 'OPERATION_IN_PROGRESS' || Date.now() > deadline)
-          throw new PermanentJobError(`no plan: ${err.message}`);
+          throw new PermanentJobError(`no plan: ${err.message}`, FAILURES.noPlan);
         await sleep(1000);
       }
     }
@@ -290,7 +291,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       return await this.driver.buildRestore(spec);
     } catch (err) {
       if (err instanceof CorruptArchiveError)
-        throw new PermanentJobError(`${CORRUPT}${err.message}`);
+        throw new PermanentJobError(`corrupt archive: ${err.message}`, FAILURES.corrupt);
       throw err;
     }
   }
@@ -310,7 +311,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
 
   private async failed(
     job: FailedJob<RestoreJobPayload>,
-    reason: string,
+    { kind, reason }: JobFailure,
     manager: EntityManager,
   ): Promise<void> {
     const ctx: RequestContext = { requestId: job.payload.request_id };
@@ -319,7 +320,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     const { restore, source, target } = found;
     this.logger.error(`[${ctx.requestId}] restore ${restore.id} failed: ${reason}`);
     const inPlace = restore.targetDatabaseId === null;
-    const error = this.reasonFor(reason, inPlace, source !== undefined && target !== undefined);
+    const error = this.reasonFor(kind, inPlace, source !== undefined && target !== undefined);
     const moved = await manager.update(
       RestoreEntity,
       { id: restore.id, status: restore.status === 'pending' ? 'pending' : 'running' },
@@ -340,9 +341,9 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     if (inPlace) await this.resumeReceiver(ctx, target.id);
   }
 
-  private reasonFor(reason: string, inPlace: boolean, bothThere: boolean): string {
+  private reasonFor(kind: string, inPlace: boolean, bothThere: boolean): string {
     if (!bothThere) return REASONS.deleted;
-    if (reason.startsWith(CORRUPT)) return REASONS.corrupt;
+    if (kind === FAILURES.corrupt) return REASONS.corrupt;
     return inPlace ? REASONS.failed : REASONS.failedTarget;
   }
 
