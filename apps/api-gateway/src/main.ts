@@ -17,7 +17,7 @@ const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(c
   logger: logLevels(config.LOG_LEVEL),
 });
 // Request ids first, so every answer has one, and the deadline from the moment the request
-// arrived; then the headers, and the Host before routing (decisions.md section 11: DNS
+// arrived; then the headers, and the Host before routing (spec/decisions.md section 11: DNS
 // rebinding never reaches a route).
 app.use(requestIdMiddleware);
 app.use(requestDeadline(config.RPC_TIMEOUT_MS));

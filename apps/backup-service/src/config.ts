@@ -12,7 +12,7 @@ export class BackupServiceConfig extends StorageEnv {
   @IsString()
   PG_BIN_DIR?: string;
 
-  /** How long a download link works (decisions.md section 6: 15 minutes). */
+  /** How long a download link works (spec/decisions.md section 6: 15 minutes). */
   @IsInt()
   @Min(1)
   @Max(7 * DAY_SECONDS)
@@ -44,7 +44,7 @@ export class BackupServiceConfig extends StorageEnv {
   @Max(32)
   BACKUP_CONCURRENCY: number = 2;
 
-  /** Manual backups a database keeps on the Free tier (decisions.md section 6). */
+  /** Manual backups a database keeps on the Free tier (spec/decisions.md section 6). */
   @IsInt()
   @Min(1)
   MANUAL_BACKUP_LIMIT_FREE: number = 10;

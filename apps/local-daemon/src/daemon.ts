@@ -9,7 +9,10 @@ import type { DaemonConfig } from './config.js';
 import { ensureSecretFile } from '@pgcloud/config';
 import { ManagedServer, openServerAccess } from './server/managed-server.js';
 
-/** The daemon listens on loopback only (decisions.md section 8); there is no setting for it. */
+/**
+ * The daemon listens on loopback only (spec/decisions.md section 8); there is no setting for
+ * it.
+ */
 export const DAEMON_HOST = '127.0.0.1';
 
 /**

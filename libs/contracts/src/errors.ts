@@ -1,4 +1,4 @@
-/** Every error code the pgcloud APIs answer with (decisions.md section 1). */
+/** Every error code the pgcloud APIs answer with (spec/decisions.md section 1). */
 export type ErrorCode =
   | 'VALIDATION_ERROR'
   | 'DEVICE_CODE_INVALID'

@@ -2,7 +2,10 @@ import type { DomainError, ErrorBody } from '@pgcloud/contracts';
 import { httpStatusFor } from '@pgcloud/contracts';
 import type { Response } from 'express';
 
-/** Request bodies above this are refused with 413 PAYLOAD_TOO_LARGE (decisions.md section 1). */
+/**
+ * Request bodies above this are refused with 413 PAYLOAD_TOO_LARGE (spec/decisions.md
+ * section 1).
+ */
 export const BODY_LIMIT = '64kb';
 
 /** The error envelope as it goes over the wire. */

@@ -21,7 +21,7 @@ export function isLoopbackHost(host: string | undefined): boolean {
 }
 
 /**
- * Refuses, before anything else answers (decisions.md sections 1 and 11), a request whose
+ * Refuses, before anything else answers (spec/decisions.md sections 1 and 11), a request whose
  * Host is not a loopback name or one of `names` (lowercase, without ports).
  */
 export function hostCheck(names: Iterable<string>, message: string): RequestHandler {

@@ -11,7 +11,7 @@ import { firstValueFrom, timeout } from 'rxjs';
 /**
  * Request-response to one service. Every request carries the caller's context, expires
  * in the broker when nobody waits for it any more, and ends within the timeout, nested in
- * the caller's own (decisions.md section 11): a domain error comes back as DomainError,
+ * the caller's own (spec/decisions.md section 11): a domain error comes back as DomainError,
  * silence, a broken broker or no time left as SERVICE_UNAVAILABLE.
  */
 export class ServiceClient {

@@ -15,7 +15,7 @@ import { TokenCache } from './token-cache.js';
  * does not already know to be valid (confirmed by auth-service within the hour, see
  * TokenCache) is first charged to the client IP's bucket, so a flood of made-up tokens
  * meets 429 without costing auth-service a lookup each, while a signed-in user is never
- * limited by its neighbours' requests (decisions.md section 3). An auth-service that does
+ * limited by its neighbours' requests (spec/decisions.md section 3). An auth-service that does
  * not answer is SERVICE_UNAVAILABLE, never a 401.
  */
 @Injectable()

@@ -20,7 +20,7 @@ interface Checked {
  * Tokens auth-service confirmed, under their hash. The user is trusted without asking
  * again for AUTH_CACHE_SECONDS (at most 10, the revocation bound); the token itself stays
  * known valid for an hour, so its holder's requests are charged to the user alone even
- * when they must be looked up again (decisions.md section 3). A refused lookup or a
+ * when they must be looked up again (spec/decisions.md section 3). A refused lookup or a
  * logout through this gateway forgets the token at once.
  */
 @Injectable()

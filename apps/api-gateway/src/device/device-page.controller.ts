@@ -16,7 +16,7 @@ import { ApiErrors, ApiHtml } from '../openapi/api-envelope.decorator.js';
 import { deviceDone, deviceForm } from './device-page.html.js';
 import { FORM_TOKEN_FIELD, formRefusal, issueFormToken } from './form-token.js';
 
-/** The verification page of the local identity provider (decisions.md section 2). */
+/** The verification page of the local identity provider (spec/decisions.md section 2). */
 @Public()
 @RawResponse()
 @ApiTags('device page')

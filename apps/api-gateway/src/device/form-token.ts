@@ -8,7 +8,7 @@ const FORM_TOKEN_COOKIE = 'pgcloud_device_form';
 
 /**
  * Gives the form a fresh anti-forgery token: set in an HttpOnly, SameSite=Strict cookie
- * and returned for the form's hidden field (decisions.md section 11). Another site can
+ * and returned for the form's hidden field (spec/decisions.md section 11). Another site can
  * neither read the token nor make a browser send the cookie with its own post.
  */
 export function issueFormToken(res: Response, publicBaseUrl: string): string {
@@ -25,7 +25,7 @@ export function issueFormToken(res: Response, publicBaseUrl: string): string {
 /**
  * Why a posted form is refused, or undefined when it came from the form this gateway
  * served: the field must match the cookie, and the browser must not say the post came
- * from elsewhere (decisions.md section 11).
+ * from elsewhere (spec/decisions.md section 11).
  */
 export function formRefusal(
   req: Request,

@@ -6,7 +6,7 @@ import type { GatewayRequest } from './request-context.js';
 
 /**
  * A body parser whose "not valid JSON" is only noted on the request, so it is answered in
- * decisions.md section 1's order: after the rate limit and authentication (401), as a
+ * spec/decisions.md section 1's order: after the rate limit and authentication (401), as a
  * validation error (400). Its other errors (413 above all, which comes first) stand.
  */
 export function parsingLater(parser: RequestHandler): RequestHandler {

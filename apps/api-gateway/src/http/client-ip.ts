@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { Request } from 'express';
 
 /**
- * The client's address (decisions.md section 3): the socket's, or behind `trustedProxies`
+ * The client's address (spec/decisions.md section 3): the socket's, or behind `trustedProxies`
  * proxies the address the outermost of them saw, which is the `trustedProxies`-th
  * X-Forwarded-For entry from the right. Entries further left are the client's own words.
  * With fewer entries than proxies, the leftmost one is the furthest address known; an

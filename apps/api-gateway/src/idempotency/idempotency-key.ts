@@ -1,7 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { DomainError } from '@pgcloud/contracts';
 
-/** The header that names a creating POST, so it can be sent again safely (decisions.md section 11). */
+/**
+ * The header that names a creating POST, so it can be sent again safely (spec/decisions.md
+ * section 11).
+ */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 
 /** The header of an answer that repeats the first answer to the same key. */

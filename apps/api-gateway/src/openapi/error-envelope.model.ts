@@ -1,7 +1,10 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import type { ErrorBody, ErrorCode, ErrorDetail } from '@pgcloud/contracts';
 
-/** When each code is answered (decisions.md section 1); a code without one does not compile. */
+/**
+ * When each code is answered (spec/decisions.md section 1); a code without one does not
+ * compile.
+ */
 export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   VALIDATION_ERROR: 'body or query parameter malformed; `details` names each field',
   DEVICE_CODE_INVALID: 'unknown or already exchanged device_code',

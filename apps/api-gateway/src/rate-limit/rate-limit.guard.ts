@@ -8,7 +8,7 @@ import { IS_PUBLIC } from '../http/route-flags.js';
 import { RateLimiter } from './rate-limiter.js';
 
 /**
- * Runs after the bearer guard and keeps decisions.md's order: a request without a valid
+ * Runs after the bearer guard and keeps spec/decisions.md's order: a request without a valid
  * token spends from its IP's bucket (429) before it is refused (401), once (the bearer
  * guard may have charged it before a token lookup); a signed-in one spends from its
  * user's bucket, sized by tier.

@@ -8,7 +8,7 @@ import { RateLimitStore } from './rate-limit.store.js';
 import type { BucketLimit } from './token-bucket.js';
 
 /**
- * Spends one token of the caller's bucket (decisions.md section 3): the user's, sized by
+ * Spends one token of the caller's bucket (spec/decisions.md section 3): the user's, sized by
  * tier, or the client IP's for anyone without a valid token; sets the X-RateLimit headers
  * and refuses an empty bucket with RATE_LIMIT_EXCEEDED and Retry-After.
  */

@@ -20,7 +20,7 @@ export interface BucketDecision {
 }
 
 /**
- * Takes one token at `nowMs` (decisions.md section 3): the bucket refills continuously at
+ * Takes one token at `nowMs` (spec/decisions.md section 3): the bucket refills continuously at
  * perMinute/60 a second up to burst; a request is admitted when a whole token is there.
  */
 export function takeToken(

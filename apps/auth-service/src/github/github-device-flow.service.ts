@@ -16,7 +16,7 @@ import { refusalError } from './github-answers.js';
 import { GithubApi, GithubUnavailable } from './github-api.js';
 
 /**
- * The device flow proxied to GitHub's (decisions.md section 2): user_code, expires_in and
+ * The device flow proxied to GitHub's (spec/decisions.md section 2): user_code, expires_in and
  * interval are GitHub's; an approved poll signs the GitHub user in and issues our token.
  */
 @Injectable()

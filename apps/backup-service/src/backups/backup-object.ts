@@ -6,12 +6,12 @@ export function baseBackupPrefix(projectId: string, databaseId: string): string 
   return `projects/${projectId}/databases/${databaseId}/base/`;
 }
 
-/** The object key of one base backup (DESIGN.md section 5). */
+/** The object key of one base backup (shared DESIGN.md section 5). */
 export function baseBackupKey(projectId: string, databaseId: string, backupId: string): string {
   return `${baseBackupPrefix(projectId, databaseId)}${backupId}.tar.zst`;
 }
 
-/** The file name a download is saved under (decisions.md section 6). */
+/** The file name a download is saved under (spec/decisions.md section 6). */
 export function downloadFileName(databaseName: string, backupId: string): string {
   return `${databaseName}-${backupId}.tar.zst`;
 }

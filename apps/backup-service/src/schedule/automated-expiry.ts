@@ -5,7 +5,7 @@ import { BackupServiceConfig } from '../config.js';
 import { expiryOf } from './backup-schedule.js';
 
 /**
- * When automated backups expire, by their owners' tiers (decisions.md section 6): the
+ * When automated backups expire, by their owners' tiers (spec/decisions.md section 6): the
  * schedule's and PITR's base backups alike.
  */
 @Injectable()

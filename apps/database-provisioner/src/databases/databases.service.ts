@@ -27,7 +27,7 @@ import { DatabaseJobs } from './database.jobs.js';
 import { allocatePort } from './port-allocator.js';
 import { DEFAULT_CONFIG, assertWithinTier } from './tier-limits.js';
 
-/** Databases of a project: create, show, connect, delete (decisions.md section 5). */
+/** Databases of a project: create, show, connect, delete (spec/decisions.md section 5). */
 @Injectable()
 export class DatabasesService {
   private readonly logger = new Logger(DatabasesService.name);
@@ -187,7 +187,7 @@ export class DatabasesService {
   /**
    * Writes a new database (with its credentials and a port) under the project's quota,
    * and whatever `within` adds, in one transaction: a provisioning job, or a restore.
-   * Checks in decisions.md section 1's order: quota (403), name (409), then room for a
+   * Checks in spec/decisions.md section 1's order: quota (403), name (409), then room for a
    * server (503); a refused create writes nothing.
    */
   async insert(

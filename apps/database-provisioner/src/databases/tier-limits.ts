@@ -1,7 +1,10 @@
 import type { DatabaseConfig, Tier } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
 
-/** The Free tier's ceilings (decisions.md section 5); Pro has none beyond the general bounds. */
+/**
+ * The Free tier's ceilings (spec/decisions.md section 5); Pro has none beyond the general
+ * bounds.
+ */
 export interface FreeTierLimits {
   databasesPerProject: number;
   cpu: number;

@@ -9,7 +9,7 @@ export interface ServerSpec {
   serverId: string;
   /** The port the server listens on, allocated by the provisioner from its range. */
   port: number;
-  /** The application database and its login role carry this name (decisions.md section 5). */
+  /** The application database and its login role carry this name (spec/decisions.md section 5). */
   databaseName: string;
   /** The login role's password; reaches the server only as a SCRAM verifier. */
   password: string;

@@ -22,7 +22,7 @@ import { RestoreJobs } from './restore.jobs.js';
 import { toRestore } from './restore-view.js';
 
 /**
- * Restores (decisions.md section 6): the provisioner records and runs them, whichever
+ * Restores (spec/decisions.md section 6): the provisioner records and runs them, whichever
  * service planned them. In place, the database goes `restoring`; with target_database, a
  * new database of the project appears `restoring` at once and the source stays as it is.
  */

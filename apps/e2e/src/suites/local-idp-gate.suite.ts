@@ -5,7 +5,10 @@ import { Stack, eventually, runAppToCompletion } from '@pgcloud/testing';
 const PUBLIC_URL = 'https://pgcloud.example.com';
 const WARNING = /WARN.*LOCAL_IDP_INSECURE=true/g;
 
-/** decisions.md section 2: the local identity provider runs only where nobody else reaches it. */
+/**
+ * spec/decisions.md section 2: the local identity provider runs only where nobody else reaches
+ * it.
+ */
 describe('auth-service with the local identity provider beyond loopback', () => {
   let stack: Stack;
 

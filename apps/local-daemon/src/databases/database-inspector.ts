@@ -3,7 +3,7 @@ import type { LocalExtension, LocalSchema } from '@pgcloud/contracts';
 import type pg from 'pg';
 import { ManagedServer } from '../server/managed-server.js';
 
-/** What a database holds, counted as decisions.md section 8 says. */
+/** What a database holds, counted as spec/decisions.md section 8 says. */
 export interface DatabaseContents {
   tables: number;
   views: number;

@@ -34,7 +34,7 @@ const DEFAULT_PAGE = 100;
 // How long delete waits for the replica running the receiver to stop it.
 const RECEIVER_STOP_WAIT_MS = 4000;
 
-/** PITR of a database (decisions.md section 7): settings, archive, window and receiver. */
+/** PITR of a database (spec/decisions.md section 7): settings, archive, window and receiver. */
 @Injectable()
 export class PitrService {
   private readonly logger = new Logger(PitrService.name);
@@ -62,7 +62,7 @@ export class PitrService {
   async enable(ctx: RequestContext, ref: DatabaseRef, retentionDays: number): Promise<EnabledPitr> {
     const ownerId = requireUser(ctx);
     const database = await this.databases.get(ctx, ref);
-    // After existence and ownership, before state (decisions.md section 1).
+    // After existence and ownership, before state (spec/decisions.md section 1).
     if (ctx.tier !== 'pro' && retentionDays > PITR_FREE_MAX_RETENTION_DAYS)
       throw new DomainError(
         'QUOTA_EXCEEDED',

@@ -57,7 +57,7 @@ interface Progress {
 class Lost extends Error {}
 
 /**
- * The WAL receiver of one database, while this replica holds its lease (DESIGN.md
+ * The WAL receiver of one database, while this replica holds its lease (shared DESIGN.md
  * section 5): a supervised pg_receivewal streams into the spool; every flush interval
  * completed segments are uploaded and recorded, the segment being written is uploaded
  * under its `.partial` key as far as it is synced, the slot follows what is in S3, and

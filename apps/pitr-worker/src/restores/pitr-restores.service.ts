@@ -30,7 +30,7 @@ const CATCH_UP_WAIT_MS = 3000;
 const HOLD_MS = 6 * 3600_000;
 
 /**
- * PITR restores (decisions.md section 7): the target is checked against the window here,
+ * PITR restores (spec/decisions.md section 7): the target is checked against the window here,
  * the provisioner records and runs the restore, and asks here at each attempt for the
  * plan: the base backup the target is reached from, every segment from its start, the
  * segment still being written, and the target.

@@ -1,4 +1,4 @@
-/** Where a backup is in its life (decisions.md section 6). */
+/** Where a backup is in its life (spec/decisions.md section 6). */
 export type BackupStatus = 'pending' | 'running' | 'completed' | 'failed';
 
 /** `manual` (asked for) or `automated` (the daily schedule, and PITR's base backups). */

@@ -22,7 +22,7 @@ export function isDatabaseName(value: string): boolean {
 }
 
 /**
- * The name rules of decisions.md section 5 on a DTO property: a string of 1 to 63
+ * The name rules of spec/decisions.md section 5 on a DTO property: a string of 1 to 63
  * characters of DATABASE_NAME_PATTERN. The cloud and the local daemon share them.
  */
 export function IsDatabaseName(): PropertyDecorator {
@@ -45,7 +45,7 @@ export const RESERVED_DATABASE_NAMES = [
   'pgcloud_replication',
 ];
 
-/** A server's size: vCPUs, GiB of memory, GiB of storage (decisions.md section 5). */
+/** A server's size: vCPUs, GiB of memory, GiB of storage (spec/decisions.md section 5). */
 export class DatabaseConfigDto {
   @ApiProperty({ minimum: 0.25, maximum: 16, default: 1, description: 'vCPUs (Free: at most 1).' })
   @IsNumber({ allowNaN: false, allowInfinity: false })

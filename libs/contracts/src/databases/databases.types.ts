@@ -1,4 +1,4 @@
-/** Where a database is in its life (decisions.md section 5). */
+/** Where a database is in its life (spec/decisions.md section 5). */
 export type DatabaseStatus = 'provisioning' | 'running' | 'restoring' | 'failed';
 
 /** A server's size as stored and shown. */

@@ -37,7 +37,7 @@ export interface LocalExtension {
   version: string;
 }
 
-/** GET /databases/{name} and the answer of POST /databases (decisions.md section 8). */
+/** GET /databases/{name} and the answer of POST /databases (spec/decisions.md section 8). */
 export interface LocalDatabaseDetail {
   name: string;
   size: number;

@@ -4,7 +4,10 @@ import { IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'clas
 import { IsDatabaseName } from '../databases/databases.dto.js';
 import { parseTargetTime } from './target-time.js';
 
-/** The most retention_days any tier gets, and the most a Free user gets (decisions.md section 7). */
+/**
+ * The most retention_days any tier gets, and the most a Free user gets (spec/decisions.md
+ * section 7).
+ */
 export const PITR_MAX_RETENTION_DAYS = 35;
 export const PITR_FREE_MAX_RETENTION_DAYS = 7;
 

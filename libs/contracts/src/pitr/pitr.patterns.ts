@@ -1,4 +1,4 @@
-/** Message patterns answered by pitr-worker (decisions.md section 7). */
+/** Message patterns answered by pitr-worker (spec/decisions.md section 7). */
 export const PITR_PATTERNS = {
   /** DatabaseRef -> PitrConfig; answers for a database that never had PITR too. */
   config: 'pitr.config',

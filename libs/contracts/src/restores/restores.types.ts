@@ -1,4 +1,4 @@
-/** Where a restore is in its life (decisions.md section 6). */
+/** Where a restore is in its life (spec/decisions.md section 6). */
 export type RestoreStatus = 'pending' | 'running' | 'completed' | 'failed';
 
 /** A restore from a base backup, or to a point in time. */

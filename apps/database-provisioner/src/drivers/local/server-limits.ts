@@ -4,7 +4,7 @@ import type pg from 'pg';
 
 /**
  * Settings that, set for a database or a role, would start sessions writable while the
- * server is read-only at its storage limit (decisions.md section 5).
+ * server is read-only at its storage limit (spec/decisions.md section 5).
  */
 const READ_ONLY_SETTINGS = ['default_transaction_read_only', 'transaction_read_only'] as const;
 

@@ -1,5 +1,5 @@
 /**
- * The error codes of decisions.md section 1 and the status of each, copied from the table
+ * The error codes of spec/decisions.md section 1 and the status of each, copied from the table
  * rather than taken from the product, so an answer with a wrong status fails the fuzz.
  */
 export const ERROR_STATUS: Readonly<Record<string, number>> = {
