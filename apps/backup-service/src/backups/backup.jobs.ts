@@ -191,7 +191,8 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
     try {
       return await this.databases.backupSource(ctx, record.databaseId);
     } catch (err) {
-      if (!(err instanceof DomainError)) throw err; // unavailable: retry
+      // Not answering (a restart, an outage) is not a refusal: the job retries.
+      if (!(err instanceof DomainError) || err.code === 'SERVICE_UNAVAILABLE') throw err;
       if (err.code === 'DATABASE_NOT_FOUND') {
         // The database was deleted meanwhile; its backups go with it.
         await this.removal.remove(record.id);

@@ -179,8 +179,11 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       .getRepository(CredentialsEntity)
       .findOneByOrFail({ databaseId: target.id });
     const { password, replicationPassword } = openCredentials(this.secrets, credentials);
-    if (target.id !== source.id) {
-      // A new database: its own server first (its certificate, port, credentials).
+    // A crash mid-swap is carried on from where it stopped; otherwise build afresh.
+    const swapped = await this.driver.restoreSwapped(serverId);
+    if (target.id !== source.id && !swapped) {
+      // A new database: its own server first (its certificate, port, credentials). Once the
+      // restored data is swapped in it is that server, on hold: nothing to make.
       await this.driver.create({
         serverId,
         port: target.port,
@@ -190,8 +193,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         config: target.config,
       });
     }
-    // A crash mid-swap is carried on from where it stopped; otherwise build afresh.
-    if (!(await this.driver.restoreSwapped(serverId))) {
+    if (!swapped) {
       if (target.id === source.id) await this.driver.holdForRestore(serverId);
       signal.throwIfAborted();
       this.logger.log(`[${ctx.requestId}] restore ${restore.id}: building ${target.id} beside`);
@@ -261,7 +263,8 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
             })
           : await this.backups.restorePlan(ctx, restore.backupId ?? '');
       } catch (err) {
-        if (!(err instanceof DomainError)) throw err;
+        // Not answering (a restart, an outage) is not a refusal: the job retries.
+        if (!(err instanceof DomainError) || err.code === 'SERVICE_UNAVAILABLE') throw err;
         if (err.code !== 'OPERATION_IN_PROGRESS' || Date.now() > deadline)
           throw new PermanentJobError(`no plan: ${err.message}`, FAILURES.noPlan);
         await sleep(1000);
