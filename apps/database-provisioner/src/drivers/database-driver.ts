@@ -50,6 +50,8 @@ export interface RestoreRecovery {
 /** Everything a driver needs to restore one server's data from a base backup. */
 export interface RestoreSpec {
   serverId: string;
+  /** The restore's id: what its checked data is marked with, so a retry knows its own. */
+  restoreId: string;
   archive: RestoreArchive;
   /** Point-in-time restores only: without it, recovery stops at the end of the backup. */
   recovery?: RestoreRecovery;
@@ -154,10 +156,10 @@ export abstract class DatabaseDriver {
    * the same port and certificate, on hold until finishRestore; the old data is kept until
    * then. After a crash, calling it again finishes an interrupted swap.
    */
-  abstract swapInRestore(serverId: string): Promise<ServerEndpoint>;
+  abstract swapInRestore(serverId: string, restoreId: string): Promise<ServerEndpoint>;
 
   /** Whether restored data has been swapped in and the old data is still kept. */
-  abstract restoreSwapped(serverId: string): Promise<boolean>;
+  abstract restoreSwapped(serverId: string, restoreId: string): Promise<boolean>;
 
   /** Restore, step 3: the swap is checked; the old data goes and the hold ends. */
   abstract finishRestore(serverId: string): Promise<void>;

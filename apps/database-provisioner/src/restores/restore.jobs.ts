@@ -180,7 +180,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       .findOneByOrFail({ databaseId: target.id });
     const { password, replicationPassword } = openCredentials(this.secrets, credentials);
     // A crash mid-swap is carried on from where it stopped; otherwise build afresh.
-    const swapped = await this.driver.restoreSwapped(serverId);
+    const swapped = await this.driver.restoreSwapped(serverId, restore.id);
     if (target.id !== source.id && !swapped) {
       // A new database: its own server first (its certificate, port, credentials). Once the
       // restored data is swapped in it is that server, on hold: nothing to make.
@@ -204,6 +204,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       signal.throwIfAborted();
       const { walFilesApplied } = await this.build({
         serverId,
+        restoreId: restore.id,
         archive: { url: plan.base_backup_url, sha256: plan.base_backup_sha256 },
         ...(plan.wal_segments && plan.target_time
           ? {
@@ -230,7 +231,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
           .update({ id: restore.id }, { walFilesApplied });
     }
     signal.throwIfAborted();
-    const endpoint = await this.driver.swapInRestore(serverId);
+    const endpoint = await this.driver.swapInRestore(serverId, restore.id);
     const encrypted = await checkTlsLogin({
       host: endpoint.host,
       port: endpoint.port,

@@ -19,6 +19,8 @@ import { serverPaths } from './server-paths.js';
 
 // The swap's steps on plain directories: wherever a crash stops it, calling it again (or
 // undoing it) ends with one whole data directory in place, never a mix.
+const RESTORE = 'rstr_aaaaaaaaaaaaaaaaaaaa';
+
 describe('the restore swap, step by step', () => {
   let dataDir: string;
   let server: ServerPaths;
@@ -34,7 +36,7 @@ describe('the restore swap, step by step', () => {
   const write = (dir: string, what: string, checked = false): void => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'PG_VERSION'), what);
-    if (checked) writeFileSync(join(dir, CHECKED_MARKER), 'yes');
+    if (checked) writeFileSync(join(dir, CHECKED_MARKER), RESTORE);
   };
   const holds = (dir: string): string => readFileSync(join(dir, 'PG_VERSION'), 'utf8');
 
@@ -48,19 +50,19 @@ describe('the restore swap, step by step', () => {
 
   it('swaps a checked restore in, keeping the live data until the restore is finished', async () => {
     write(restorePaths(server).restoreDir, 'restored', true);
-    assert.equal(await isSwapped(server), false);
-    assert.equal(await swapRestored(server, stopLive), true);
+    assert.equal(await isSwapped(server, RESTORE), false);
+    assert.equal(await swapRestored(server, RESTORE, stopLive), true);
     assert.equal(holds(server.pgdata), 'restored');
     assert.equal(holds(restorePaths(server).previousDir), 'live');
     assert.equal(stops, 1);
-    assert.equal(await isSwapped(server), true);
-    assert.equal(await swapRestored(server, stopLive), true, 'again: already done');
+    assert.equal(await isSwapped(server, RESTORE), true);
+    assert.equal(await swapRestored(server, RESTORE, stopLive), true, 'again: already done');
     assert.equal(stops, 1);
   });
 
   it('swaps nothing that was not checked', async () => {
     write(restorePaths(server).restoreDir, 'half-built');
-    assert.equal(await swapRestored(server, stopLive), false);
+    assert.equal(await swapRestored(server, RESTORE, stopLive), false);
     assert.equal(holds(server.pgdata), 'live');
     assert.equal(stops, 0);
   });
@@ -70,19 +72,19 @@ describe('the restore swap, step by step', () => {
     write(paths.restoreDir, 'restored', true);
     rmSync(server.pgdata, { recursive: true });
     write(paths.previousDir, 'live');
-    assert.equal(await isSwapped(server), true);
-    assert.equal(await swapRestored(server, stopLive), true);
+    assert.equal(await isSwapped(server, RESTORE), true);
+    assert.equal(await swapRestored(server, RESTORE, stopLive), true);
     assert.equal(holds(server.pgdata), 'restored');
     assert.equal(stops, 0, 'the live server was stopped before the crash');
   });
 
   it('undoes a swap: the live data comes back whole', async () => {
     write(restorePaths(server).restoreDir, 'restored', true);
-    await swapRestored(server, stopLive);
+    await swapRestored(server, RESTORE, stopLive);
     assert.equal(await undoRestore(server, tools, stopLive), true);
     assert.equal(holds(server.pgdata), 'live');
     assert.equal(existsSync(restorePaths(server).previousDir), false);
-    assert.equal(await isSwapped(server), false);
+    assert.equal(await isSwapped(server, RESTORE), false);
   });
 
   it('undoes a build that was never swapped in without touching the live data', async () => {
@@ -96,16 +98,24 @@ describe('the restore swap, step by step', () => {
   it('finishes by dropping the old data whole; after a crash mid-finish, undo keeps the restore', async () => {
     const paths = restorePaths(server);
     write(paths.restoreDir, 'restored', true);
-    await swapRestored(server, stopLive);
+    await swapRestored(server, RESTORE, stopLive);
     // A crash right after the old data was moved out of `previous`, before it was removed.
     renameSync(paths.previousDir, paths.trashDir);
-    assert.equal(await isSwapped(server), true, 'the restore is still seen as swapped');
+    assert.equal(await isSwapped(server, RESTORE), true, 'the restore is still seen as swapped');
     assert.equal(await undoRestore(server, tools, stopLive), false, 'nothing partial comes back');
     assert.equal(holds(server.pgdata), 'restored');
     await finishRestore(server, tools);
     assert.equal(existsSync(paths.trashDir), false);
-    assert.equal(existsSync(join(server.pgdata, CHECKED_MARKER)), false);
-    assert.equal(await isSwapped(server), false);
     assert.equal(holds(server.pgdata), 'restored');
+    // A retry after the finish finishes again; it never builds afresh over the open data.
+    assert.equal(await isSwapped(server, RESTORE), true);
+    assert.equal(await swapRestored(server, RESTORE, stopLive), true);
+    assert.equal(holds(server.pgdata), 'restored');
+    // The next restore is not taken in by this one's marker.
+    assert.equal(await isSwapped(server, 'rstr_next'), false);
+    write(paths.restoreDir, 'restored again');
+    writeFileSync(join(paths.restoreDir, CHECKED_MARKER), 'rstr_next');
+    assert.equal(await swapRestored(server, 'rstr_next', stopLive), true);
+    assert.equal(holds(server.pgdata), 'restored again');
   });
 });

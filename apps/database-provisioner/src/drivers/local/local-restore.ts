@@ -117,7 +117,7 @@ export async function buildRestore(
   await rm(paths.walSpoolDir, { recursive: true, force: true });
   // Swapped in, it starts on hold: nothing is written to it until the job has checked it.
   await markHeld(paths.restoreDir, osUser);
-  await writeOwned(join(paths.restoreDir, CHECKED_MARKER), new Date().toISOString(), osUser);
+  await writeOwned(join(paths.restoreDir, CHECKED_MARKER), spec.restoreId, osUser);
   await fsyncPath(paths.restoreDir);
   return { walFilesApplied };
 }
@@ -169,11 +169,12 @@ async function recover(
  */
 export async function swapRestored(
   server: ServerPaths,
+  restoreId: string,
   stopLive: () => Promise<void>,
 ): Promise<boolean> {
   const paths = restorePaths(server);
-  const checkedBeside = await exists(join(paths.restoreDir, CHECKED_MARKER));
-  if (await exists(join(server.pgdata, CHECKED_MARKER))) return true; // swapped already
+  const checkedBeside = await checkedFor(paths.restoreDir, restoreId);
+  if (await checkedFor(server.pgdata, restoreId)) return true; // swapped already
   if (!checkedBeside) return false;
   if (!(await exists(paths.previousDir))) {
     await stopLive();
@@ -187,19 +188,25 @@ export async function swapRestored(
   return true;
 }
 
-/** Whether restored data is in place, with the old data still kept. */
-export async function isSwapped(server: ServerPaths): Promise<boolean> {
+/** Whether this restore's data is in place (or half swapped in). */
+export async function isSwapped(server: ServerPaths, restoreId: string): Promise<boolean> {
   const paths = restorePaths(server);
   return (
-    (await exists(join(server.pgdata, CHECKED_MARKER))) ||
-    ((await exists(paths.previousDir)) && (await exists(join(paths.restoreDir, CHECKED_MARKER))))
+    (await checkedFor(server.pgdata, restoreId)) ||
+    ((await exists(paths.previousDir)) && (await checkedFor(paths.restoreDir, restoreId)))
   );
+}
+
+/** Whether `dir` holds data checked for this restore: the marker names the restore. */
+async function checkedFor(dir: string, restoreId: string): Promise<boolean> {
+  const marker = await readFile(join(dir, CHECKED_MARKER), 'utf8').catch(() => undefined);
+  return marker === restoreId;
 }
 
 /**
  * The restore is checked in place: the old data and the restore's leftovers go. The old
  * data is first renamed whole out of `previous`, so a crash mid-removal never leaves a
- * partial directory that an undo could bring back; the marker goes last.
+ * partial directory that an undo could bring back.
  */
 export async function finishRestore(server: ServerPaths, tools: PgTools): Promise<void> {
   const paths = restorePaths(server);
@@ -210,7 +217,9 @@ export async function finishRestore(server: ServerPaths, tools: PgTools): Promis
   }
   await rm(paths.trashDir, { recursive: true, force: true });
   await discardBuild(paths, tools);
-  await rm(join(server.pgdata, CHECKED_MARKER), { force: true });
+  // The marker stays, naming this restore: a retry from here on finishes it again instead of
+  // building it afresh over writes already taken. Another restore does not take it for its
+  // own, and its swap moves it out with the rest of the old data.
 }
 
 /**

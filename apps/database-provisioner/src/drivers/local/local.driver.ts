@@ -198,15 +198,15 @@ export class LocalDriver extends DatabaseDriver {
     });
   }
 
-  async swapInRestore(serverId: string): Promise<ServerEndpoint> {
+  async swapInRestore(serverId: string, restoreId: string): Promise<ServerEndpoint> {
     const paths = serverPaths(this.settings.dataDir, serverId);
-    if (!(await swapRestored(paths, () => this.stop(paths))))
+    if (!(await swapRestored(paths, restoreId, () => this.stop(paths))))
       throw new Error(`server ${serverId} has no checked restore to swap in`);
     return this.ensureRunning(serverId);
   }
 
-  restoreSwapped(serverId: string): Promise<boolean> {
-    return isSwapped(serverPaths(this.settings.dataDir, serverId));
+  restoreSwapped(serverId: string, restoreId: string): Promise<boolean> {
+    return isSwapped(serverPaths(this.settings.dataDir, serverId), restoreId);
   }
 
   async finishRestore(serverId: string): Promise<void> {
