@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { OnApplicationShutdown } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
-import type { DomainEvent, RequestContext } from '@pgcloud/contracts';
+import type { DomainEvent, EventDef, RequestContext } from '@pgcloud/contracts';
 import { EVENTS_EXCHANGE } from '@pgcloud/contracts';
 import type { AmqpConnectionManager, ChannelWrapper } from 'amqp-connection-manager';
 import amqp from 'amqp-connection-manager';
@@ -40,7 +40,12 @@ export class EventPublisher implements OnApplicationShutdown {
   }
 
   /** Publishes one event and waits for the broker's confirm. */
-  async publish<T>(event: string, ctx: RequestContext, payload: T): Promise<void> {
+  async publish<T extends object>(
+    def: EventDef<T>,
+    ctx: RequestContext,
+    payload: T,
+  ): Promise<void> {
+    const event = def.name;
     const message: DomainEvent<T> = {
       event,
       payload,

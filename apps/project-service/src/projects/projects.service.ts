@@ -5,6 +5,7 @@ import type {
   Deleted,
   Project,
   ProjectDetail,
+  EventDef,
   ProjectEvent,
   RequestContext,
 } from '@pgcloud/contracts';
@@ -127,12 +128,16 @@ export class ProjectsService {
    * The record is the truth and is already committed; an event the broker did not take is
    * logged, not turned into a failed request.
    */
-  private async publish(event: string, ctx: RequestContext, payload: ProjectEvent): Promise<void> {
+  private async publish(
+    event: EventDef<ProjectEvent>,
+    ctx: RequestContext,
+    payload: ProjectEvent,
+  ): Promise<void> {
     try {
       await this.events.publish(event, ctx, payload);
     } catch (err) {
       this.logger.error(
-        `[${ctx.requestId}] ${event} for ${payload.project_id} not published: ${String(err)}`,
+        `[${ctx.requestId}] ${event.name} for ${payload.project_id} not published: ${String(err)}`,
       );
     }
   }

@@ -17,9 +17,3 @@ export const BACKUP_PATTERNS = {
   /** DatabaseIdRef -> {backups: ArchiveBackup[]}: what PITR's window is built on (pitr-worker). */
   forArchive: 'backups.for-archive',
 } as const;
-
-/** Events published by backup-service on EVENTS_EXCHANGE. */
-export const BACKUP_EVENTS = {
-  /** BackupStatusChanged: a backup moved to running, completed or failed. */
-  statusChanged: 'backup.status-changed',
-} as const;

@@ -1,5 +1,6 @@
 /** Where a backup is in its life (spec/decisions.md section 6). */
-export type BackupStatus = 'pending' | 'running' | 'completed' | 'failed';
+export const BACKUP_STATUSES = ['pending', 'running', 'completed', 'failed'] as const;
+export type BackupStatus = (typeof BACKUP_STATUSES)[number];
 
 /** `manual` (asked for) or `automated` (the daily schedule, and PITR's base backups). */
 export type BackupType = 'manual' | 'automated';
@@ -47,16 +48,6 @@ export interface BackupRef {
   name: string;
   backup_id: string;
 }
-
-/** Payload of BACKUP_EVENTS.statusChanged. */
-export interface BackupStatusChanged {
-  backup_id: string;
-  database_id: string;
-  project_id: string;
-  status: BackupStatus;
-  error?: string;
-}
-
 /** A backup as pitr-worker sees it: where its WAL begins and ends, and on which timeline. */
 export interface ArchiveBackup {
   id: string;

@@ -21,9 +21,3 @@ export const DATABASE_PATTERNS = {
   /** {} -> {databases: RunningDatabase[]}: every running database, for schedules. */
   running: 'databases.running',
 } as const;
-
-/** Events published by database-provisioner on EVENTS_EXCHANGE. */
-export const DATABASE_EVENTS = {
-  /** DatabaseStatusChanged: a database moved to another status. */
-  statusChanged: 'database.status-changed',
-} as const;

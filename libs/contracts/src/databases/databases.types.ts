@@ -1,5 +1,6 @@
 /** Where a database is in its life (spec/decisions.md section 5). */
-export type DatabaseStatus = 'provisioning' | 'running' | 'restoring' | 'failed';
+export const DATABASE_STATUSES = ['provisioning', 'running', 'restoring', 'failed'] as const;
+export type DatabaseStatus = (typeof DATABASE_STATUSES)[number];
 
 /** A server's size as stored and shown. */
 export interface DatabaseConfig {
@@ -54,15 +55,6 @@ export interface CreateDatabaseRequest {
   region?: string;
   config?: Partial<DatabaseConfig>;
 }
-
-/** Payload of DATABASE_EVENTS.statusChanged. */
-export interface DatabaseStatusChanged {
-  database_id: string;
-  project_id: string;
-  status: DatabaseStatus;
-  error?: string;
-}
-
 /**
  * databases.backup-source: how a backup reaches a running database's server over the
  * replication protocol (TLS, verified against the CA). Between services only: it holds

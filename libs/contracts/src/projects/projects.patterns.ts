@@ -13,11 +13,3 @@ export const PROJECT_PATTERNS = {
   /** {} -> {regions: Region[]}. */
   regions: 'regions.list',
 } as const;
-
-/** Events published by project-service on EVENTS_EXCHANGE. */
-export const PROJECT_EVENTS = {
-  /** ProjectEvent: a project was created. */
-  created: 'project.created',
-  /** ProjectEvent: a project is gone from the API; owners of its parts clean up. */
-  deleted: 'project.deleted',
-} as const;

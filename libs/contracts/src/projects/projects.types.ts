@@ -33,9 +33,3 @@ export interface Deleted {
   id: string;
   deleted: true;
 }
-
-/** Payload of PROJECT_EVENTS. */
-export interface ProjectEvent {
-  project_id: string;
-  owner_id: string;
-}

@@ -1,0 +1,26 @@
+import { IsIn, IsOptional, IsString } from 'class-validator';
+import { event } from '../catalogue.js';
+import type { DatabaseStatus } from './databases.types.js';
+import { DATABASE_STATUSES } from './databases.types.js';
+
+/** Payload of DATABASE_EVENTS.statusChanged. */
+export class DatabaseStatusChanged {
+  @IsString()
+  database_id!: string;
+
+  @IsString()
+  project_id!: string;
+
+  @IsIn(DATABASE_STATUSES)
+  status!: DatabaseStatus;
+
+  @IsOptional()
+  @IsString()
+  error?: string;
+}
+
+/** Events published by database-provisioner on EVENTS_EXCHANGE. */
+export const DATABASE_EVENTS = {
+  /** A database moved to another status. */
+  statusChanged: event('database.status-changed', DatabaseStatusChanged),
+} as const;
