@@ -67,6 +67,32 @@ export default tseslint.config(
     },
   },
   {
+    // Messages: a handler answers a catalogue declaration (@Handles, which checks that its
+    // @MessageBody() is the declared class) and calls go through RpcClient, typed by the
+    // declaration; the raw pieces stay inside libs/messaging.
+    files: ['apps/**/*.ts', 'bench/**/*.ts'],
+    ignores: ['apps/e2e/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@nestjs/microservices',
+              importNames: ['MessagePattern', 'EventPattern', 'Payload', 'ClientProxy'],
+              message: 'Answer a catalogue declaration with @Handles from @pgcloud/messaging.',
+            },
+            {
+              name: '@pgcloud/messaging',
+              importNames: ['ServiceClient'],
+              message: 'Call services through RpcClient, typed by the catalogue declaration.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
   },

@@ -9,6 +9,8 @@ import {
   HttpErrorFilter,
 } from '@pgcloud/http';
 import express from 'express';
+import { SERVICE_NAMES } from '@pgcloud/contracts';
+import { RpcClient } from '@pgcloud/messaging';
 import { AuthController } from './auth/auth.controller.js';
 import { BackupsController } from './backups/backups.controller.js';
 import { PitrController } from './pitr/pitr.controller.js';
@@ -16,7 +18,6 @@ import { RestoresController } from './restores/restores.controller.js';
 import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
 import { BearerStrategy } from './auth/bearer.strategy.js';
 import { TokenCache } from './auth/token-cache.js';
-import { ServiceClients } from './clients/service-clients.js';
 import { GatewayConfig } from './config.js';
 import { CaCertificateController } from './databases/ca-certificate.controller.js';
 import { DatabasesController } from './databases/databases.controller.js';
@@ -83,7 +84,16 @@ export class AppModule implements NestModule {
               : new InMemoryIdempotencyStore(),
         },
         IdempotencyKeys,
-        ServiceClients,
+        {
+          // The edge calls every service; its calls share the time until the deadline.
+          provide: RpcClient,
+          useFactory: () =>
+            new RpcClient(config, {
+              calls: SERVICE_NAMES,
+              timeoutMs: config.RPC_TIMEOUT_MS,
+              atEdge: true,
+            }),
+        },
         TokenCache,
         BearerStrategy,
         // Guards run in this order: who calls, then their bucket (and 401 for the anonymous),

@@ -1,7 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventPublisher, HealthController, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
+import { EventPublisher, HealthController, SERVICE_NAME, RpcClient } from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ObjectStore, objectStoreOptions } from '@pgcloud/storage';
 import { BackupEntity } from './backups/backup.entity.js';
@@ -10,9 +10,6 @@ import { BackupRemoval } from './backups/backup-removal.js';
 import { BackupsController } from './backups/backups.controller.js';
 import { BackupsService } from './backups/backups.service.js';
 import { BaseBackupUploader } from './backups/base-backup.uploader.js';
-import { AuthClient } from './clients/auth.client.js';
-import { DatabasesClient } from './clients/databases.client.js';
-import { PitrClient } from './clients/pitr.client.js';
 import { BackupServiceConfig } from './config.js';
 import { CreateBackups1763800000000 } from './migrations/1763800000000-create-backups.js';
 import { PitrBaseBackups1763920000000 } from './migrations/1763920000000-pitr-base-backups.js';
@@ -37,6 +34,14 @@ export class AppModule {
       ],
       controllers: [BackupsController, HealthController],
       providers: [
+        {
+          provide: RpcClient,
+          useFactory: () =>
+            new RpcClient(config, {
+              calls: ['databases', 'auth', 'pitr'],
+              timeoutMs: config.RPC_TIMEOUT_MS,
+            }),
+        },
         { provide: BackupServiceConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'backup-service' },
         { provide: EventPublisher, useFactory: () => new EventPublisher(config) },
@@ -44,21 +49,6 @@ export class AppModule {
         {
           provide: BaseBackupUploader,
           useFactory: () => new BaseBackupUploader(store, config.pgBinDir),
-        },
-        {
-          provide: DatabasesClient,
-          useFactory: () =>
-            new DatabasesClient(ServiceClient.connect(config, 'databases', config.RPC_TIMEOUT_MS)),
-        },
-        {
-          provide: AuthClient,
-          useFactory: () =>
-            new AuthClient(ServiceClient.connect(config, 'auth', config.RPC_TIMEOUT_MS)),
-        },
-        {
-          provide: PitrClient,
-          useFactory: () =>
-            new PitrClient(ServiceClient.connect(config, 'pitr', config.RPC_TIMEOUT_MS)),
         },
         AutomatedExpiry,
         BackupRemoval,

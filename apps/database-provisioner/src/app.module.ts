@@ -1,9 +1,8 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventPublisher, HealthController, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
+import { EventPublisher, HealthController, SERVICE_NAME, RpcClient } from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
-import { BackupsClient } from './backups-client/backups.client.js';
 import { ProvisionerConfig } from './config.js';
 import { SecretBox } from './credentials/secret-box.js';
 import { CredentialsEntity, DatabaseEntity } from './databases/database.entity.js';
@@ -12,10 +11,8 @@ import { DatabasesController } from './databases/databases.controller.js';
 import { DatabasesService } from './databases/databases.service.js';
 import { DatabaseDriver } from './drivers/database-driver.js';
 import { LocalDriver } from './drivers/local/local.driver.js';
-import { PitrClient } from './pitr-client/pitr.client.js';
 import { CreateDatabases1763780000000 } from './migrations/1763780000000-create-databases.js';
 import { StorageLimit1763790000000 } from './migrations/1763790000000-storage-limit.js';
-import { ProjectsClient } from './projects-client/projects.client.js';
 import { RestoreEntity } from './restores/restore.entity.js';
 import { RestoreJobs } from './restores/restore.jobs.js';
 import { RestoresController } from './restores/restores.controller.js';
@@ -52,6 +49,14 @@ export class AppModule {
       ],
       controllers: [DatabasesController, RestoresController, HealthController],
       providers: [
+        {
+          provide: RpcClient,
+          useFactory: () =>
+            new RpcClient(config, {
+              calls: ['projects', 'backups', 'pitr'],
+              timeoutMs: config.RPC_TIMEOUT_MS,
+            }),
+        },
         { provide: ProvisionerConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'database-provisioner' },
         { provide: EventPublisher, useFactory: () => new EventPublisher(config) },
@@ -66,21 +71,6 @@ export class AppModule {
               host: config.DATABASE_HOST,
               listenAddress: config.DATABASE_LISTEN_ADDRESS,
             }),
-        },
-        {
-          provide: ProjectsClient,
-          useFactory: () =>
-            new ProjectsClient(ServiceClient.connect(config, 'projects', config.RPC_TIMEOUT_MS)),
-        },
-        {
-          provide: BackupsClient,
-          useFactory: () =>
-            new BackupsClient(ServiceClient.connect(config, 'backups', config.RPC_TIMEOUT_MS)),
-        },
-        {
-          provide: PitrClient,
-          useFactory: () =>
-            new PitrClient(ServiceClient.connect(config, 'pitr', config.RPC_TIMEOUT_MS)),
         },
         DatabaseJobs,
         DatabasesService,

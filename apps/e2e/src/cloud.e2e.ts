@@ -12,6 +12,7 @@ import './suites/partial-stack.suite.js';
 import './suites/local-idp-gate.suite.js';
 import './suites/github-provider.suite.js';
 import './suites/openapi.suite.js';
+import './suites/message-validation.suite.js';
 import './suites/databases.suite.js';
 import './suites/database-crashes.suite.js';
 import './suites/reconcile-quarantine.suite.js';

@@ -1,6 +1,6 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
-import { HealthController, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
+import { HealthController, SERVICE_NAME, RpcClient } from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ObjectStore, objectStoreOptions } from '@pgcloud/storage';
 import { ArchiveEntity } from './archive/archive.entity.js';
@@ -8,8 +8,6 @@ import { ArchiveStarter } from './archive/archive-starter.js';
 import { PitrController } from './archive/pitr.controller.js';
 import { PitrService } from './archive/pitr.service.js';
 import { SegmentEntity } from './archive/segment.entity.js';
-import { BackupsClient } from './clients/backups.client.js';
-import { DatabasesClient } from './clients/databases.client.js';
 import { PitrWorkerConfig } from './config.js';
 import { CreatePitr1763900000000 } from './migrations/1763900000000-create-pitr.js';
 import { ReceiverSupervisor } from './receivers/receiver-supervisor.js';
@@ -34,19 +32,17 @@ export class AppModule {
       ],
       controllers: [PitrController, HealthController],
       providers: [
+        {
+          provide: RpcClient,
+          useFactory: () =>
+            new RpcClient(config, {
+              calls: ['databases', 'backups'],
+              timeoutMs: config.RPC_TIMEOUT_MS,
+            }),
+        },
         { provide: PitrWorkerConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'pitr-worker' },
         { provide: ObjectStore, useValue: new ObjectStore(objectStoreOptions(config)) },
-        {
-          provide: DatabasesClient,
-          useFactory: () =>
-            new DatabasesClient(ServiceClient.connect(config, 'databases', config.RPC_TIMEOUT_MS)),
-        },
-        {
-          provide: BackupsClient,
-          useFactory: () =>
-            new BackupsClient(ServiceClient.connect(config, 'backups', config.RPC_TIMEOUT_MS)),
-        },
         ArchiveStarter,
         PitrService,
         PitrRestores,

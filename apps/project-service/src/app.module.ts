@@ -1,8 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventPublisher, HealthController, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
-import { DatabasesClient } from './databases-client/databases.client.js';
+import { EventPublisher, HealthController, SERVICE_NAME, RpcClient } from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ProjectServiceConfig } from './config.js';
 import { CreateProjects1763770000000 } from './migrations/1763770000000-create-projects.js';
@@ -30,14 +29,14 @@ export class AppModule {
       ],
       controllers: [ProjectsController, HealthController],
       providers: [
+        {
+          provide: RpcClient,
+          useFactory: () =>
+            new RpcClient(config, { calls: ['databases'], timeoutMs: config.RPC_TIMEOUT_MS }),
+        },
         { provide: ProjectServiceConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'project-service' },
         { provide: EventPublisher, useFactory: () => new EventPublisher(config) },
-        {
-          provide: DatabasesClient,
-          useFactory: () =>
-            new DatabasesClient(ServiceClient.connect(config, 'databases', config.RPC_TIMEOUT_MS)),
-        },
         RegionsService,
         ProjectsService,
       ],

@@ -42,6 +42,9 @@ export const SERVICE_QUEUES = {
 /** A service the gateway talks to. */
 export type ServiceName = keyof typeof SERVICE_QUEUES;
 
+/** Every service, in SERVICE_QUEUES' order. */
+export const SERVICE_NAMES = Object.keys(SERVICE_QUEUES) as ServiceName[];
+
 /** The topic exchange that carries domain events; a deployment adds its own prefix. */
 export const EVENTS_EXCHANGE = 'events';
 

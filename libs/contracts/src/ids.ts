@@ -13,7 +13,12 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${body}`;
 }
 
+/** The form of an id of that prefix. */
+export function idPattern(prefix: IdPrefix): RegExp {
+  return new RegExp(`^${prefix}_[0-9a-z]{${ID_BODY_LENGTH}}$`);
+}
+
 /** True when the value is a well-formed id of that prefix. */
 export function isId(prefix: IdPrefix, value: string): boolean {
-  return new RegExp(`^${prefix}_[0-9a-z]{${ID_BODY_LENGTH}}$`).test(value);
+  return idPattern(prefix).test(value);
 }

@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
 import type { HealthPong } from '@pgcloud/contracts';
-import { HEALTH_PING } from '@pgcloud/contracts';
+import { EmptyDto, HEALTH_PING } from '@pgcloud/contracts';
+import { Handles } from './handles.decorator.js';
 
 /** Token under which a service provides its own name for the health answer. */
 export const SERVICE_NAME = Symbol('SERVICE_NAME');
@@ -11,7 +11,7 @@ export const SERVICE_NAME = Symbol('SERVICE_NAME');
 export class HealthController {
   constructor(@Inject(SERVICE_NAME) private readonly service: string) {}
 
-  @MessagePattern(HEALTH_PING)
+  @Handles({ pattern: HEALTH_PING, request: EmptyDto })
   ping(): HealthPong {
     return { service: this.service };
   }

@@ -9,7 +9,8 @@ import { rmqClientOptions } from './rmq-options.js';
 import { firstValueFrom, timeout } from 'rxjs';
 
 /**
- * Request-response to one service. Every request carries the caller's context, expires
+ * Request-response to one service, untyped: apps call through RpcClient, which types each
+ * call by its catalogue declaration. Every request carries the caller's context, expires
  * in the broker when nobody waits for it any more, and ends within the timeout, nested in
  * the caller's own (spec/decisions.md section 11): a domain error comes back as DomainError,
  * silence, a broken broker or no time left as SERVICE_UNAVAILABLE.
@@ -42,19 +43,19 @@ export class ServiceClient {
    * deadline.ts). The message carries when its answer is due, so the service asked can
    * tell when it comes too late to start.
    */
-  async send<TResult, TPayload = unknown>(
+  async send(
     pattern: string,
     ctx: RequestContext,
-    payload: TPayload,
+    payload: unknown,
     timeoutMs: number = this.timeoutMs,
-  ): Promise<TResult> {
+  ): Promise<unknown> {
     const now = Date.now();
     const waitMs = callTimeoutMs(timeoutMs, ctx.deadline, now, this.atEdge);
     if (waitMs <= 0) {
       this.logger.warn(`[${ctx.requestId}] no time left to ask the ${this.service} ${pattern}`);
       throw outOfTime();
     }
-    const message: Message<TPayload> = {
+    const message: Message<unknown> = {
       ctx: { ...ctx, deadline: answerDueAt(waitMs, now) },
       payload,
     };
@@ -66,7 +67,7 @@ export class ServiceClient {
       })
       .build();
     try {
-      return await firstValueFrom(this.proxy.send<TResult>(pattern, record).pipe(timeout(waitMs)));
+      return await firstValueFrom(this.proxy.send(pattern, record).pipe(timeout(waitMs)));
     } catch (err) {
       if (isErrorBody(err)) throw new DomainError(err.code, err.message, err.details);
       const reason = err instanceof Error ? err.message : String(err);

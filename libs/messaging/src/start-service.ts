@@ -3,17 +3,18 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { INestMicroservice } from '@nestjs/common';
 import type { ServiceName } from '@pgcloud/contracts';
-import { createValidationPipe, logLevels } from '@pgcloud/http';
+import { logLevels } from '@pgcloud/http';
 import { AckInterceptor } from './ack.interceptor.js';
 import { DeadlineInterceptor } from './deadline.interceptor.js';
 import { GracefulServerRMQ } from './graceful-server-rmq.js';
+import { MessageValidationInterceptor } from './message-validation.interceptor.js';
 import type { BrokerSettings } from './rmq-options.js';
 import { rmqServerOptions } from './rmq-options.js';
 import { RpcErrorFilter } from './rpc-error.filter.js';
 
 /**
- * Starts a service as a RabbitMQ microservice with pgcloud's settings: explicit acks, no
- * start after the caller's deadline, validation of every message, one error filter, and a
+ * Starts a service as a RabbitMQ microservice with pgcloud's settings: explicit acks,
+ * validation of every message against its declaration, no start after the caller's deadline, one error filter, and a
  * clean stop on SIGTERM.
  */
 export async function startService(
@@ -26,9 +27,12 @@ export async function startService(
     strategy: new GracefulServerRMQ(options ?? {}),
     logger: logLevels(broker.LOG_LEVEL),
   });
-  // Ack first, so a message refused for its deadline is acknowledged too.
-  app.useGlobalInterceptors(new AckInterceptor(), new DeadlineInterceptor());
-  app.useGlobalPipes(createValidationPipe());
+  // Ack first, so a refused message is acknowledged too; validate before anything reads it.
+  app.useGlobalInterceptors(
+    new AckInterceptor(),
+    new MessageValidationInterceptor(),
+    new DeadlineInterceptor(),
+  );
   app.useGlobalFilters(new RpcErrorFilter());
   app.enableShutdownHooks();
   await app.listen();

@@ -1,5 +1,5 @@
 import type { ServiceName } from '@pgcloud/contracts';
-import { ServiceClient } from '@pgcloud/messaging';
+import { RpcClient, ServiceClient } from '@pgcloud/messaging';
 import pg from 'pg';
 import { loadLauncherEnv } from './launcher-env.js';
 import { dropIsolatedResources, isolatedEnv } from './isolated-resources.js';
@@ -10,7 +10,7 @@ import { dropIsolatedResources, isolatedEnv } from './isolated-resources.js';
  * talk to the service as the gateway does, SQL on its database, and a cleanup.
  */
 export class Isolation {
-  private readonly clients: ServiceClient[] = [];
+  private readonly clients: { close(): Promise<void> }[] = [];
   private pool: pg.Pool | undefined;
 
   private constructor(readonly env: Record<string, string>) {}
@@ -20,8 +20,15 @@ export class Isolation {
     return new Isolation({ ...isolatedEnv(launcher), LOG_LEVEL: 'warn', ...overrides });
   }
 
-  /** A ServiceClient to the service's queue, closed by cleanup(). */
-  client(service: ServiceName, timeoutMs = 5000): ServiceClient {
+  /** A client of the service, as other services call it; closed by cleanup(). */
+  client(service: ServiceName, timeoutMs = 5000): RpcClient {
+    const client = new RpcClient(loadLauncherEnv(this.env), { calls: [service], timeoutMs });
+    this.clients.push(client);
+    return client;
+  }
+
+  /** An untyped client of the service's queue, for messages no declaration allows. */
+  rawClient(service: ServiceName, timeoutMs = 5000): ServiceClient {
     const client = ServiceClient.connect(loadLauncherEnv(this.env), service, timeoutMs);
     this.clients.push(client);
     return client;

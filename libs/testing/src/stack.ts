@@ -284,12 +284,23 @@ export class Stack {
     }
   }
 
+  /**
+   * An untyped client of one service's queue on this stack's broker, for messages no
+   * declaration allows; close() it when done.
+   */
+  rawClient(service: ServiceName, timeoutMs: number): ServiceClient {
+    return ServiceClient.connect(
+      loadLauncherEnv({ ...process.env, ...this.env }),
+      service,
+      timeoutMs,
+    );
+  }
+
   private servicePinger(service: ServiceName): {
     ping(): Promise<boolean>;
     close(): Promise<void>;
   } {
-    const broker = loadLauncherEnv({ ...process.env, ...this.env });
-    const client = ServiceClient.connect(broker, service, 1000);
+    const client = this.rawClient(service, 1000);
     return {
       ping: () =>
         client.send(HEALTH_PING, { requestId: `stack-${this.id}` }, {}).then(

@@ -10,7 +10,7 @@ import type {
   UserProfile,
 } from '@pgcloud/contracts';
 import { AUTH_PATTERNS, DeviceTokenDto } from '@pgcloud/contracts';
-import { ServiceClients } from '../clients/service-clients.js';
+import { RpcClient } from '@pgcloud/messaging';
 import { GatewayConfig } from '../config.js';
 import type { GatewayRequest } from '../http/request-context.js';
 import { clientIp } from '../http/client-ip.js';
@@ -32,7 +32,7 @@ import { TokenCache } from './token-cache.js';
 @Controller('auth')
 export class AuthController {
   constructor(
-    private readonly clients: ServiceClients,
+    private readonly rpc: RpcClient,
     private readonly cache: TokenCache,
     private readonly config: GatewayConfig,
   ) {}
@@ -48,7 +48,7 @@ export class AuthController {
     @Req() req: GatewayRequest,
   ): Promise<DeviceAuthorization> {
     const payload: DeviceStartRequest = { client_ip: clientIp(req, this.config.TRUST_PROXY) };
-    return this.clients.auth.send(AUTH_PATTERNS.startDevice, ctx, payload);
+    return this.rpc.call(AUTH_PATTERNS.startDevice, ctx, payload);
   }
 
   @Public()
@@ -72,7 +72,7 @@ export class AuthController {
     'SERVICE_UNAVAILABLE',
   )
   pollDevice(@Ctx() ctx: RequestContext, @Body() body: DeviceTokenDto): Promise<DeviceTokenResult> {
-    return this.clients.auth.send(AUTH_PATTERNS.pollDevice, ctx, body);
+    return this.rpc.call(AUTH_PATTERNS.pollDevice, ctx, body);
   }
 
   @Get('me')
@@ -81,7 +81,7 @@ export class AuthController {
   @ApiEnvelope(UserProfileModel, { status: 200, description: 'The user of the token.' })
   @ApiErrors('AUTH_REQUIRED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   me(@Ctx() ctx: RequestContext): Promise<UserProfile> {
-    return this.clients.auth.send(AUTH_PATTERNS.me, ctx, {});
+    return this.rpc.call(AUTH_PATTERNS.me, ctx, {});
   }
 
   @Post('logout')
@@ -95,11 +95,7 @@ export class AuthController {
     @CurrentUser() user: AuthenticatedUser,
   ): Promise<{ revoked: true }> {
     const payload: LogoutRequest = { token_id: user.token_id };
-    const result = await this.clients.auth.send<{ revoked: true }>(
-      AUTH_PATTERNS.logout,
-      ctx,
-      payload,
-    );
+    const result = await this.rpc.call(AUTH_PATTERNS.logout, ctx, payload);
     this.cache.forgetTokenId(user.token_id);
     return result;
   }

@@ -1,18 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import type { AuthenticatedUser, VerifyTokenRequest } from '@pgcloud/contracts';
+import type { AuthenticatedUser } from '@pgcloud/contracts';
 import { AUTH_PATTERNS, DomainError } from '@pgcloud/contracts';
 import { Strategy } from 'passport-http-bearer';
 import type { GatewayRequest } from '../http/request-context.js';
 import { contextOf } from '../http/request-context.js';
-import { ServiceClients } from '../clients/service-clients.js';
+import { RpcClient } from '@pgcloud/messaging';
 import { TokenCache } from './token-cache.js';
 
 /** passport-http-bearer asking auth-service who holds the token. */
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   constructor(
-    private readonly clients: ServiceClients,
+    private readonly rpc: RpcClient,
     private readonly cache: TokenCache,
   ) {
     super({ passReqToCallback: true });
@@ -22,11 +22,7 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
     const cached = this.cache.get(token);
     if (cached) return cached;
     try {
-      const user = await this.clients.auth.send<AuthenticatedUser, VerifyTokenRequest>(
-        AUTH_PATTERNS.verifyToken,
-        contextOf(req),
-        { token },
-      );
+      const user = await this.rpc.call(AUTH_PATTERNS.verifyToken, contextOf(req), { token });
       this.cache.set(token, user);
       return user;
     } catch (err) {

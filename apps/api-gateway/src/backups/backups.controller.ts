@@ -5,14 +5,12 @@ import type {
   BackupRef,
   CreatedBackup,
   CreatedRestore,
-  DatabaseRef,
   Deleted,
   DownloadLink,
   RequestContext,
-  RestoreOptions,
 } from '@pgcloud/contracts';
-import { BACKUP_PATTERNS, BACKUP_RESTORE_PATTERNS, RestoreBackupDto } from '@pgcloud/contracts';
-import { ServiceClients } from '../clients/service-clients.js';
+import { BACKUP_PATTERNS, RestoreBackupDto } from '@pgcloud/contracts';
+import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
 import { IDEMPOTENT_ROUTE_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
 import {
@@ -38,7 +36,7 @@ const ApiBackupId = (): MethodDecorator =>
 @ApiParam({ name: 'name', example: 'orders' })
 @Controller('projects/:project_id/databases/:name/backups')
 export class BackupsController {
-  constructor(private readonly clients: ServiceClients) {}
+  constructor(private readonly rpc: RpcClient) {}
 
   @Get()
   @ApiOperation({ summary: 'List the backups of a database, newest first' })
@@ -49,14 +47,10 @@ export class BackupsController {
     @Param('project_id') projectId: string,
     @Param('name') name: string,
   ): Promise<{ backups: Backup[] }> {
-    return this.clients.backups.send<{ backups: Backup[] }, DatabaseRef>(
-      BACKUP_PATTERNS.list,
-      ctx,
-      {
-        project_id: projectId,
-        name,
-      },
-    );
+    return this.rpc.call(BACKUP_PATTERNS.list, ctx, {
+      project_id: projectId,
+      name,
+    });
   }
 
   @Post()
@@ -78,7 +72,7 @@ export class BackupsController {
     @Param('project_id') projectId: string,
     @Param('name') name: string,
   ): Promise<CreatedBackup> {
-    return this.clients.backups.send<CreatedBackup, DatabaseRef>(BACKUP_PATTERNS.create, ctx, {
+    return this.rpc.call(BACKUP_PATTERNS.create, ctx, {
       project_id: projectId,
       name,
     });
@@ -90,7 +84,7 @@ export class BackupsController {
   @ApiEnvelope(BackupModel, { status: 200, description: 'The backup.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'BACKUP_NOT_FOUND')
   get(@Ctx() ctx: RequestContext, @Param() ref: BackupRef): Promise<Backup> {
-    return this.clients.backups.send<Backup, BackupRef>(BACKUP_PATTERNS.get, ctx, refOf(ref));
+    return this.rpc.call(BACKUP_PATTERNS.get, ctx, refOf(ref));
   }
 
   @Get(':backup_id/download')
@@ -102,11 +96,7 @@ export class BackupsController {
   @ApiEnvelope(DownloadLinkModel, { status: 200, description: 'The link.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'BACKUP_NOT_FOUND', 'BACKUP_NOT_READY')
   download(@Ctx() ctx: RequestContext, @Param() ref: BackupRef): Promise<DownloadLink> {
-    return this.clients.backups.send<DownloadLink, BackupRef>(
-      BACKUP_PATTERNS.download,
-      ctx,
-      refOf(ref),
-    );
+    return this.rpc.call(BACKUP_PATTERNS.download, ctx, refOf(ref));
   }
 
   @Post(':backup_id/restore')
@@ -135,15 +125,11 @@ export class BackupsController {
     @Param() ref: BackupRef,
     @Body() body: RestoreBackupDto,
   ): Promise<CreatedRestore> {
-    return this.clients.backups.send<CreatedRestore, BackupRef & RestoreOptions>(
-      BACKUP_RESTORE_PATTERNS.restore,
-      ctx,
-      {
-        ...refOf(ref),
-        // null is "not given", as undefined is.
-        ...(body.target_database == null ? {} : { target_database: body.target_database }),
-      },
-    );
+    return this.rpc.call(BACKUP_PATTERNS.restore, ctx, {
+      ...refOf(ref),
+      // null is "not given", as undefined is.
+      ...(body.target_database == null ? {} : { target_database: body.target_database }),
+    });
   }
 
   @Delete(':backup_id')
@@ -155,7 +141,7 @@ export class BackupsController {
   @ApiEnvelope(DeletedModel, { status: 200, description: 'The backup is gone.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'BACKUP_NOT_FOUND')
   delete(@Ctx() ctx: RequestContext, @Param() ref: BackupRef): Promise<Deleted> {
-    return this.clients.backups.send<Deleted, BackupRef>(BACKUP_PATTERNS.delete, ctx, refOf(ref));
+    return this.rpc.call(BACKUP_PATTERNS.delete, ctx, refOf(ref));
   }
 }
 

@@ -3,7 +3,7 @@ import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger
 import type { RequestContext } from '@pgcloud/contracts';
 import { DATABASE_PATTERNS } from '@pgcloud/contracts';
 import { RawResponse } from '@pgcloud/http';
-import { ServiceClients } from '../clients/service-clients.js';
+import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
 import { Public } from '../http/route-flags.js';
 
@@ -11,7 +11,7 @@ import { Public } from '../http/route-flags.js';
 @ApiTags('databases')
 @Controller('ca.pem')
 export class CaCertificateController {
-  constructor(private readonly clients: ServiceClients) {}
+  constructor(private readonly rpc: RpcClient) {}
 
   @Public()
   @RawResponse()
@@ -28,11 +28,7 @@ export class CaCertificateController {
     content: { 'application/x-pem-file': { schema: { type: 'string' } } },
   })
   async get(@Ctx() ctx: RequestContext): Promise<string> {
-    const { pem } = await this.clients.databases.send<{ pem: string }>(
-      DATABASE_PATTERNS.caCertificate,
-      ctx,
-      {},
-    );
+    const { pem } = await this.rpc.call(DATABASE_PATTERNS.caCertificate, ctx, {});
     return pem;
   }
 }

@@ -1,16 +1,8 @@
 import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type {
-  ConnectionDetails,
-  CreateDatabaseRequest,
-  Database,
-  DatabaseRef,
-  Deleted,
-  ProjectRef,
-  RequestContext,
-} from '@pgcloud/contracts';
+import type { ConnectionDetails, Database, Deleted, RequestContext } from '@pgcloud/contracts';
 import { CreateDatabaseDto, DATABASE_PATTERNS } from '@pgcloud/contracts';
-import { ServiceClients } from '../clients/service-clients.js';
+import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
 import { IDEMPOTENT_ROUTE_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
 import {
@@ -35,7 +27,7 @@ const ApiDatabaseName = (): MethodDecorator => ApiParam({ name: 'name', example:
 @ApiDatabasePath()
 @Controller('projects/:project_id/databases')
 export class DatabasesController {
-  constructor(private readonly clients: ServiceClients) {}
+  constructor(private readonly rpc: RpcClient) {}
 
   @Get()
   @ApiOperation({ summary: 'List the databases of a project' })
@@ -45,11 +37,7 @@ export class DatabasesController {
     @Ctx() ctx: RequestContext,
     @Param('project_id') projectId: string,
   ): Promise<{ databases: Database[] }> {
-    return this.clients.databases.send<{ databases: Database[] }, ProjectRef>(
-      DATABASE_PATTERNS.list,
-      ctx,
-      { project_id: projectId },
-    );
+    return this.rpc.call(DATABASE_PATTERNS.list, ctx, { project_id: projectId });
   }
 
   @Post()
@@ -76,11 +64,7 @@ export class DatabasesController {
     @Param('project_id') projectId: string,
     @Body() body: CreateDatabaseDto,
   ): Promise<Database> {
-    return this.clients.databases.send<Database, CreateDatabaseRequest>(
-      DATABASE_PATTERNS.create,
-      ctx,
-      { ...body, project_id: projectId },
-    );
+    return this.rpc.call(DATABASE_PATTERNS.create, ctx, { ...body, project_id: projectId });
   }
 
   @Get(':name')
@@ -93,7 +77,7 @@ export class DatabasesController {
     @Param('project_id') projectId: string,
     @Param('name') name: string,
   ): Promise<Database> {
-    return this.clients.databases.send<Database, DatabaseRef>(DATABASE_PATTERNS.get, ctx, {
+    return this.rpc.call(DATABASE_PATTERNS.get, ctx, {
       project_id: projectId,
       name,
     });
@@ -112,7 +96,7 @@ export class DatabasesController {
     @Param('project_id') projectId: string,
     @Param('name') name: string,
   ): Promise<ConnectionDetails> {
-    return this.clients.databases.send<ConnectionDetails, DatabaseRef>(DATABASE_PATTERNS.url, ctx, {
+    return this.rpc.call(DATABASE_PATTERNS.url, ctx, {
       project_id: projectId,
       name,
     });
@@ -131,7 +115,7 @@ export class DatabasesController {
     @Param('project_id') projectId: string,
     @Param('name') name: string,
   ): Promise<Deleted> {
-    return this.clients.databases.send<Deleted, DatabaseRef>(DATABASE_PATTERNS.delete, ctx, {
+    return this.rpc.call(DATABASE_PATTERNS.delete, ctx, {
       project_id: projectId,
       name,
     });

@@ -1,12 +1,12 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { DeviceVerifyRequest, DeviceVerifyResult } from '@pgcloud/contracts';
+import type { DeviceVerifyRequest } from '@pgcloud/contracts';
 import { AUTH_PATTERNS, DeviceVerifyDto, DomainError, httpStatusFor } from '@pgcloud/contracts';
 import { RawResponse, validationDetails } from '@pgcloud/http';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import type { Response } from 'express';
-import { ServiceClients } from '../clients/service-clients.js';
+import { RpcClient } from '@pgcloud/messaging';
 import { GatewayConfig } from '../config.js';
 import type { GatewayRequest } from '../http/request-context.js';
 import { clientIp } from '../http/client-ip.js';
@@ -23,7 +23,7 @@ import { FORM_TOKEN_FIELD, formRefusal, issueFormToken } from './form-token.js';
 @Controller('device')
 export class DevicePageController {
   constructor(
-    private readonly clients: ServiceClients,
+    private readonly rpc: RpcClient,
     private readonly config: GatewayConfig,
   ) {}
 
@@ -87,11 +87,7 @@ export class DevicePageController {
       client_ip: clientIp(req, this.config.TRUST_PROXY),
     };
     try {
-      const result = await this.clients.auth.send<DeviceVerifyResult>(
-        AUTH_PATTERNS.verifyDevice,
-        contextOf(req),
-        payload,
-      );
+      const result = await this.rpc.call(AUTH_PATTERNS.verifyDevice, contextOf(req), payload);
       res.type('html').send(deviceDone(result.outcome, result.login));
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;

@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { RequestContext } from '@pgcloud/contracts';
-import { HEALTH_PING } from '@pgcloud/contracts';
-import { ServiceClients } from '../clients/service-clients.js';
+import { RpcClient } from '@pgcloud/messaging';
 import { GatewayConfig } from '../config.js';
 import { Ctx } from '../http/request-context.js';
 import { Public } from '../http/route-flags.js';
@@ -29,7 +28,7 @@ export interface Health {
 @Controller()
 export class HealthController {
   constructor(
-    private readonly clients: ServiceClients,
+    private readonly rpc: RpcClient,
     private readonly config: GatewayConfig,
   ) {}
 
@@ -40,9 +39,9 @@ export class HealthController {
   @ApiErrors('RATE_LIMIT_EXCEEDED')
   async health(@Ctx() ctx: RequestContext): Promise<Health> {
     const answers = await Promise.allSettled(
-      this.clients
-        .all()
-        .map(([, client]) => client.send(HEALTH_PING, ctx, {}, this.config.HEALTH_TIMEOUT_MS)),
+      this.rpc
+        .services()
+        .map((service) => this.rpc.ping(service, ctx, this.config.HEALTH_TIMEOUT_MS)),
     );
     const healthy = answers.every((answer) => answer.status === 'fulfilled');
     return { name: 'pgcloud', version: API_VERSION, status: healthy ? 'healthy' : 'degraded' };

@@ -20,7 +20,7 @@ import {
   RESTORE_PATTERNS,
   WalPageQueryDto,
 } from '@pgcloud/contracts';
-import { ServiceClients } from '../clients/service-clients.js';
+import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
 import { IDEMPOTENT_ROUTE_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
 import {
@@ -53,7 +53,7 @@ import {
 @ApiParam({ name: 'name', example: 'orders' })
 @Controller('projects/:project_id/databases/:name/pitr')
 export class PitrController {
-  constructor(private readonly clients: ServiceClients) {}
+  constructor(private readonly rpc: RpcClient) {}
 
   @Get('config')
   @ApiOperation({
@@ -63,7 +63,7 @@ export class PitrController {
   @ApiEnvelope(PitrConfigModel, { status: 200, description: 'The configuration.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS)
   config(@Ctx() ctx: RequestContext, @Param() ref: DatabaseRef): Promise<PitrConfig> {
-    return this.clients.pitr.send<PitrConfig, DatabaseRef>(PITR_PATTERNS.config, ctx, refOf(ref));
+    return this.rpc.call(PITR_PATTERNS.config, ctx, refOf(ref));
   }
 
   @Post('enable')
@@ -88,11 +88,10 @@ export class PitrController {
     @Param() ref: DatabaseRef,
     @Body() body: EnablePitrDto,
   ): Promise<EnabledPitr> {
-    return this.clients.pitr.send<EnabledPitr, DatabaseRef & EnablePitrDto>(
-      PITR_PATTERNS.enable,
-      ctx,
-      { ...refOf(ref), retention_days: body.retention_days },
-    );
+    return this.rpc.call(PITR_PATTERNS.enable, ctx, {
+      ...refOf(ref),
+      retention_days: body.retention_days,
+    });
   }
 
   @Post('disable')
@@ -105,11 +104,7 @@ export class PitrController {
   @ApiEnvelope(DisabledPitrModel, { status: 200, description: 'PITR is off.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS)
   disable(@Ctx() ctx: RequestContext, @Param() ref: DatabaseRef): Promise<DisabledPitr> {
-    return this.clients.pitr.send<DisabledPitr, DatabaseRef>(
-      PITR_PATTERNS.disable,
-      ctx,
-      refOf(ref),
-    );
+    return this.rpc.call(PITR_PATTERNS.disable, ctx, refOf(ref));
   }
 
   @Get('wal')
@@ -125,16 +120,12 @@ export class PitrController {
     @Param() ref: DatabaseRef,
     @Query() query: WalPageQueryDto,
   ): Promise<WalArchivePage> {
-    return this.clients.pitr.send<WalArchivePage, DatabaseRef & WalPageQueryDto>(
-      PITR_PATTERNS.wal,
-      ctx,
-      {
-        ...refOf(ref),
-        // Absent stays absent: pitr-worker applies the default page size.
-        ...(query.limit === undefined ? {} : { limit: query.limit }),
-        ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-      },
-    );
+    return this.rpc.call(PITR_PATTERNS.wal, ctx, {
+      ...refOf(ref),
+      // Absent stays absent: pitr-worker applies the default page size.
+      ...(query.limit === undefined ? {} : { limit: query.limit }),
+      ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+    });
   }
 
   @Get('recovery-window')
@@ -146,11 +137,7 @@ export class PitrController {
   @ApiEnvelope(RecoveryWindowModel, { status: 200, description: 'The recovery window.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'PITR_NOT_ENABLED')
   recoveryWindow(@Ctx() ctx: RequestContext, @Param() ref: DatabaseRef): Promise<RecoveryWindow> {
-    return this.clients.pitr.send<RecoveryWindow, DatabaseRef>(
-      PITR_PATTERNS.recoveryWindow,
-      ctx,
-      refOf(ref),
-    );
+    return this.rpc.call(PITR_PATTERNS.recoveryWindow, ctx, refOf(ref));
   }
 
   @Get('receiver-status')
@@ -161,11 +148,7 @@ export class PitrController {
     @Ctx() ctx: RequestContext,
     @Param() ref: DatabaseRef,
   ): Promise<WalReceiverStatus> {
-    return this.clients.pitr.send<WalReceiverStatus, DatabaseRef>(
-      PITR_PATTERNS.receiverStatus,
-      ctx,
-      refOf(ref),
-    );
+    return this.rpc.call(PITR_PATTERNS.receiverStatus, ctx, refOf(ref));
   }
 
   @Post('restart-receiver')
@@ -180,11 +163,7 @@ export class PitrController {
     @Ctx() ctx: RequestContext,
     @Param() ref: DatabaseRef,
   ): Promise<WalReceiverStatus> {
-    return this.clients.pitr.send<WalReceiverStatus, DatabaseRef>(
-      PITR_PATTERNS.restartReceiver,
-      ctx,
-      refOf(ref),
-    );
+    return this.rpc.call(PITR_PATTERNS.restartReceiver, ctx, refOf(ref));
   }
 
   @Post('restore')
@@ -212,15 +191,11 @@ export class PitrController {
     @Param() ref: DatabaseRef,
     @Body() body: PitrRestoreDto,
   ): Promise<CreatedPitrRestore> {
-    return this.clients.pitr.send<CreatedPitrRestore, DatabaseRef & PitrRestoreDto>(
-      PITR_PATTERNS.restore,
-      ctx,
-      {
-        ...refOf(ref),
-        target_time: body.target_time,
-        ...(body.target_database == null ? {} : { target_database: body.target_database }),
-      },
-    );
+    return this.rpc.call(PITR_PATTERNS.restore, ctx, {
+      ...refOf(ref),
+      target_time: body.target_time,
+      ...(body.target_database == null ? {} : { target_database: body.target_database }),
+    });
   }
 
   @Get('restores')
@@ -231,11 +206,7 @@ export class PitrController {
     @Ctx() ctx: RequestContext,
     @Param() ref: DatabaseRef,
   ): Promise<{ restores: Restore[] }> {
-    return this.clients.databases.send<{ restores: Restore[] }, DatabaseRef & { kind: 'pitr' }>(
-      RESTORE_PATTERNS.list,
-      ctx,
-      { ...refOf(ref), kind: 'pitr' },
-    );
+    return this.rpc.call(RESTORE_PATTERNS.list, ctx, { ...refOf(ref), kind: 'pitr' });
   }
 
   @Get('restores/:restore_id')
@@ -244,11 +215,11 @@ export class PitrController {
   @ApiEnvelope(RestoreModel, { status: 200, description: 'The restore.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'RESTORE_NOT_FOUND')
   restoreOf(@Ctx() ctx: RequestContext, @Param() ref: RestoreRef): Promise<Restore> {
-    return this.clients.databases.send<Restore, RestoreRef & { kind: 'pitr' }>(
-      RESTORE_PATTERNS.get,
-      ctx,
-      { ...refOf(ref), restore_id: ref.restore_id, kind: 'pitr' },
-    );
+    return this.rpc.call(RESTORE_PATTERNS.get, ctx, {
+      ...refOf(ref),
+      restore_id: ref.restore_id,
+      kind: 'pitr',
+    });
   }
 }
 

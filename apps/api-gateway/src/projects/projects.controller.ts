@@ -1,16 +1,8 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type {
-  Deleted,
-  DeleteProjectRequest,
-  Project,
-  ProjectDetail,
-  ProjectIdRequest,
-  Region,
-  RequestContext,
-} from '@pgcloud/contracts';
+import type { Deleted, Project, ProjectDetail, Region, RequestContext } from '@pgcloud/contracts';
 import { CreateProjectDto, DeleteProjectQueryDto, PROJECT_PATTERNS } from '@pgcloud/contracts';
-import { ServiceClients } from '../clients/service-clients.js';
+import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
 import { IDEMPOTENT_ROUTE_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
 import { ApiEnvelope, ApiErrors } from '../openapi/api-envelope.decorator.js';
@@ -34,14 +26,14 @@ const ApiProjectId = (): MethodDecorator =>
 @ApiBearerAuth()
 @Controller('projects')
 export class ProjectsController {
-  constructor(private readonly clients: ServiceClients) {}
+  constructor(private readonly rpc: RpcClient) {}
 
   @Get()
   @ApiOperation({ summary: 'List the projects of the account' })
   @ApiEnvelope(ProjectListModel, { status: 200, description: 'Every project of the account.' })
   @ApiErrors('AUTH_REQUIRED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   list(@Ctx() ctx: RequestContext): Promise<{ projects: Project[] }> {
-    return this.clients.projects.send(PROJECT_PATTERNS.list, ctx, {});
+    return this.rpc.call(PROJECT_PATTERNS.list, ctx, {});
   }
 
   @Post()
@@ -59,7 +51,7 @@ export class ProjectsController {
     ...IDEMPOTENT_ROUTE_ERRORS,
   )
   create(@Ctx() ctx: RequestContext, @Body() body: CreateProjectDto): Promise<Project> {
-    return this.clients.projects.send(PROJECT_PATTERNS.create, ctx, body);
+    return this.rpc.call(PROJECT_PATTERNS.create, ctx, body);
   }
 
   @Get(':id')
@@ -68,7 +60,7 @@ export class ProjectsController {
   @ApiEnvelope(ProjectDetailModel, { status: 200, description: 'The project.' })
   @ApiErrors('AUTH_REQUIRED', 'PROJECT_NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   get(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<ProjectDetail> {
-    return this.clients.projects.send<ProjectDetail, ProjectIdRequest>(PROJECT_PATTERNS.get, ctx, {
+    return this.rpc.call(PROJECT_PATTERNS.get, ctx, {
       id,
     });
   }
@@ -95,7 +87,7 @@ export class ProjectsController {
     @Param('id') id: string,
     @Query() query: DeleteProjectQueryDto,
   ): Promise<Deleted> {
-    return this.clients.projects.send<Deleted, DeleteProjectRequest>(PROJECT_PATTERNS.delete, ctx, {
+    return this.rpc.call(PROJECT_PATTERNS.delete, ctx, {
       id,
       force: query.force ?? false,
     });
@@ -107,13 +99,13 @@ export class ProjectsController {
 @ApiBearerAuth()
 @Controller('regions')
 export class RegionsController {
-  constructor(private readonly clients: ServiceClients) {}
+  constructor(private readonly rpc: RpcClient) {}
 
   @Get()
   @ApiOperation({ summary: 'List the regions of the deployment' })
   @ApiEnvelope(RegionListModel, { status: 200, description: 'The regions, default first.' })
   @ApiErrors('AUTH_REQUIRED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   list(@Ctx() ctx: RequestContext): Promise<{ regions: Region[] }> {
-    return this.clients.projects.send(PROJECT_PATTERNS.regions, ctx, {});
+    return this.rpc.call(PROJECT_PATTERNS.regions, ctx, {});
   }
 }

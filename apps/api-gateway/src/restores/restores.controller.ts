@@ -1,8 +1,8 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { DatabaseRef, Restore, RestoreRef, RequestContext } from '@pgcloud/contracts';
+import type { Restore, RestoreRef, RequestContext } from '@pgcloud/contracts';
 import { RESTORE_PATTERNS } from '@pgcloud/contracts';
-import { ServiceClients } from '../clients/service-clients.js';
+import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
 import {
   ApiEnvelope,
@@ -18,7 +18,7 @@ import { RestoreListModel, RestoreModel } from '../openapi/restores.models.js';
 @ApiParam({ name: 'name', example: 'orders' })
 @Controller('projects/:project_id/databases/:name/restores')
 export class RestoresController {
-  constructor(private readonly clients: ServiceClients) {}
+  constructor(private readonly rpc: RpcClient) {}
 
   @Get()
   @ApiOperation({ summary: 'List the restores of a database, newest first' })
@@ -29,11 +29,7 @@ export class RestoresController {
     @Param('project_id') projectId: string,
     @Param('name') name: string,
   ): Promise<{ restores: Restore[] }> {
-    return this.clients.databases.send<{ restores: Restore[] }, DatabaseRef>(
-      RESTORE_PATTERNS.list,
-      ctx,
-      { project_id: projectId, name },
-    );
+    return this.rpc.call(RESTORE_PATTERNS.list, ctx, { project_id: projectId, name });
   }
 
   @Get(':restore_id')
@@ -42,7 +38,7 @@ export class RestoresController {
   @ApiEnvelope(RestoreModel, { status: 200, description: 'The restore.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'RESTORE_NOT_FOUND')
   get(@Ctx() ctx: RequestContext, @Param() ref: RestoreRef): Promise<Restore> {
-    return this.clients.databases.send<Restore, RestoreRef>(RESTORE_PATTERNS.get, ctx, {
+    return this.rpc.call(RESTORE_PATTERNS.get, ctx, {
       project_id: ref.project_id,
       name: ref.name,
       restore_id: ref.restore_id,

@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { INestMicroservice } from '@nestjs/common';
-import type {
-  AuthenticatedUser,
-  DeviceAuthorization,
-  DeviceTokenResult,
-  RequestContext,
-  DomainError,
-} from '@pgcloud/contracts';
+import type { DeviceAuthorization, RequestContext, DomainError } from '@pgcloud/contracts';
 import { AUTH_PATTERNS } from '@pgcloud/contracts';
 import { startService } from '@pgcloud/messaging';
 import { Isolation } from '@pgcloud/testing';
@@ -37,10 +31,10 @@ describe('auth-service over RabbitMQ and PostgreSQL', () => {
 
   async function approvedDevice(login: string): Promise<DeviceAuthorization> {
     const client = isolation.client('auth');
-    const device = await client.send<DeviceAuthorization>(AUTH_PATTERNS.startDevice, ctx, {
+    const device = await client.call(AUTH_PATTERNS.startDevice, ctx, {
       client_ip: '127.0.0.1',
     });
-    await client.send(AUTH_PATTERNS.verifyDevice, ctx, {
+    await client.call(AUTH_PATTERNS.verifyDevice, ctx, {
       user_code: device.user_code,
       login,
       action: 'approve',
@@ -54,7 +48,7 @@ describe('auth-service over RabbitMQ and PostgreSQL', () => {
     const client = isolation.client('auth');
     const polls = await Promise.allSettled(
       Array.from({ length: 5 }, () =>
-        client.send<DeviceTokenResult>(AUTH_PATTERNS.pollDevice, ctx, {
+        client.call(AUTH_PATTERNS.pollDevice, ctx, {
           device_code: device.device_code,
         }),
       ),
@@ -74,7 +68,7 @@ describe('auth-service over RabbitMQ and PostgreSQL', () => {
     const device = await approvedDevice('hasher');
     const answer = await isolation
       .client('auth')
-      .send<DeviceTokenResult>(AUTH_PATTERNS.pollDevice, ctx, { device_code: device.device_code });
+      .call(AUTH_PATTERNS.pollDevice, ctx, { device_code: device.device_code });
     assert.ok('access_token' in answer);
     const token = answer.access_token;
     const dump =
@@ -89,11 +83,11 @@ describe('auth-service over RabbitMQ and PostgreSQL', () => {
   it('refuses expired and revoked tokens', async () => {
     const client = isolation.client('auth');
     const device = await approvedDevice('expiring');
-    const answer = await client.send<DeviceTokenResult>(AUTH_PATTERNS.pollDevice, ctx, {
+    const answer = await client.call(AUTH_PATTERNS.pollDevice, ctx, {
       device_code: device.device_code,
     });
     assert.ok('access_token' in answer);
-    const user = await client.send<AuthenticatedUser>(AUTH_PATTERNS.verifyToken, ctx, {
+    const user = await client.call(AUTH_PATTERNS.verifyToken, ctx, {
       token: answer.access_token,
     });
     assert.equal(user.login, 'expiring');
@@ -104,7 +98,7 @@ describe('auth-service over RabbitMQ and PostgreSQL', () => {
       [user.token_id],
     );
     await assert.rejects(
-      client.send(AUTH_PATTERNS.verifyToken, ctx, { token: answer.access_token }),
+      client.call(AUTH_PATTERNS.verifyToken, ctx, { token: answer.access_token }),
       { code: 'AUTH_REQUIRED' },
     );
 
@@ -112,14 +106,14 @@ describe('auth-service over RabbitMQ and PostgreSQL', () => {
       `UPDATE auth.access_tokens SET expires_at = now() + interval '1 day' WHERE id = $1`,
       [user.token_id],
     );
-    await client.send(AUTH_PATTERNS.verifyToken, ctx, { token: answer.access_token });
-    await client.send(
+    await client.call(AUTH_PATTERNS.verifyToken, ctx, { token: answer.access_token });
+    await client.call(
       AUTH_PATTERNS.logout,
       { ...ctx, userId: user.id },
       { token_id: user.token_id },
     );
     await assert.rejects(
-      client.send(AUTH_PATTERNS.verifyToken, ctx, { token: answer.access_token }),
+      client.call(AUTH_PATTERNS.verifyToken, ctx, { token: answer.access_token }),
       { code: 'AUTH_REQUIRED' },
     );
   });
@@ -129,7 +123,7 @@ describe('auth-service over RabbitMQ and PostgreSQL', () => {
     const client = isolation.client('auth', 30_000);
     const attempts = await Promise.allSettled(
       Array.from({ length: 30 }, () =>
-        client.send(AUTH_PATTERNS.verifyDevice, ctx, {
+        client.call(AUTH_PATTERNS.verifyDevice, ctx, {
           user_code: 'BBBB-BBBB',
           login: 'guesser',
           action: 'approve',
@@ -150,11 +144,11 @@ describe('auth-service over RabbitMQ and PostgreSQL', () => {
     assert.equal(Number(recorded?.n), 10);
 
     // The window is closed to that address, even for a code that is right.
-    const device = await client.send<DeviceAuthorization>(AUTH_PATTERNS.startDevice, ctx, {
+    const device = await client.call(AUTH_PATTERNS.startDevice, ctx, {
       client_ip: clientIp,
     });
     await assert.rejects(
-      client.send(AUTH_PATTERNS.verifyDevice, ctx, {
+      client.call(AUTH_PATTERNS.verifyDevice, ctx, {
         user_code: device.user_code,
         login: 'guesser',
         action: 'approve',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { INestMicroservice } from '@nestjs/common';
-import type { DeviceAuthorization, RequestContext } from '@pgcloud/contracts';
+import type { RequestContext } from '@pgcloud/contracts';
 import { AUTH_PATTERNS } from '@pgcloud/contracts';
 import { startService } from '@pgcloud/messaging';
 import { Isolation, eventually } from '@pgcloud/testing';
@@ -113,7 +113,7 @@ describe('auth-service housekeeping sweep', () => {
 
   it('answers DEVICE_CODE_EXPIRED to a poll soon after expiry, DEVICE_CODE_INVALID once swept', async () => {
     const client = isolation.client('auth');
-    const device = await client.send<DeviceAuthorization>(AUTH_PATTERNS.startDevice, ctx, {
+    const device = await client.call(AUTH_PATTERNS.startDevice, ctx, {
       client_ip: '127.0.0.1',
     });
     const expire = (age: string): Promise<unknown> =>
@@ -122,7 +122,7 @@ describe('auth-service housekeeping sweep', () => {
         [age, device.user_code.replace('-', '')],
       );
     const poll = (): Promise<unknown> =>
-      client.send(AUTH_PATTERNS.pollDevice, ctx, { device_code: device.device_code });
+      client.call(AUTH_PATTERNS.pollDevice, ctx, { device_code: device.device_code });
 
     await expire('1 hour');
     await service.get(AuthSweep).sweep();

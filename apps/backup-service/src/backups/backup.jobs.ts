@@ -2,15 +2,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { BackupSource, BackupStatusChanged, RequestContext } from '@pgcloud/contracts';
-import { BACKUP_EVENTS, DomainError } from '@pgcloud/contracts';
+import { BACKUP_EVENTS, DATABASE_PATTERNS, DomainError } from '@pgcloud/contracts';
 import type { FailedJob, Job, JobFailure } from '@pgcloud/jobs';
 import { JobRunner, PermanentJobError, enqueue, holdJob } from '@pgcloud/jobs';
-import { EventPublisher } from '@pgcloud/messaging';
+import { EventPublisher, RpcClient } from '@pgcloud/messaging';
 import { ObjectStore } from '@pgcloud/storage';
 import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
 import type { EntityManager, UpdateResult } from 'typeorm';
-import { DatabasesClient } from '../clients/databases.client.js';
 import { BackupServiceConfig } from '../config.js';
 import { BackupEntity } from './backup.entity.js';
 import { BackupRemoval } from './backup-removal.js';
@@ -68,8 +67,8 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly runner: JobRunner;
 
   constructor(
+    private readonly rpc: RpcClient,
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly databases: DatabasesClient,
     private readonly uploader: BaseBackupUploader,
     private readonly store: ObjectStore,
     private readonly removal: BackupRemoval,
@@ -189,7 +188,9 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
 
   private async sourceOf(ctx: RequestContext, record: BackupEntity): Promise<BackupSource> {
     try {
-      return await this.databases.backupSource(ctx, record.databaseId);
+      return await this.rpc.call(DATABASE_PATTERNS.backupSource, ctx, {
+        database_id: record.databaseId,
+      });
     } catch (err) {
       // Not answering (a restart, an outage) is not a refusal: the job retries.
       if (!(err instanceof DomainError) || err.code === 'SERVICE_UNAVAILABLE') throw err;

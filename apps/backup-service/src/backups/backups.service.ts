@@ -14,12 +14,11 @@ import type {
   RestoreOptions,
   RestorePlan,
 } from '@pgcloud/contracts';
-import { DomainError, isId, newId } from '@pgcloud/contracts';
-import { assertTierQuota, assertTimeLeft, requireUser } from '@pgcloud/messaging';
+import { DATABASE_PATTERNS, DomainError, RESTORE_PATTERNS, isId, newId } from '@pgcloud/contracts';
+import { RpcClient, assertTierQuota, assertTimeLeft, requireUser } from '@pgcloud/messaging';
 import { ObjectStore } from '@pgcloud/storage';
 import { DataSource, In, Repository } from 'typeorm';
 import type { EntityManager } from 'typeorm';
-import { DatabasesClient } from '../clients/databases.client.js';
 import { BackupServiceConfig } from '../config.js';
 import { AutomatedExpiry } from '../schedule/automated-expiry.js';
 import { BackupEntity } from './backup.entity.js';
@@ -37,9 +36,9 @@ export class BackupsService {
   private readonly logger = new Logger(BackupsService.name);
 
   constructor(
+    private readonly rpc: RpcClient,
     @InjectRepository(BackupEntity) private readonly backups: Repository<BackupEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly databases: DatabasesClient,
     private readonly jobs: BackupJobs,
     private readonly removal: BackupRemoval,
     private readonly store: ObjectStore,
@@ -48,7 +47,7 @@ export class BackupsService {
   ) {}
 
   async list(ctx: RequestContext, ref: DatabaseRef): Promise<{ backups: Backup[] }> {
-    const database = await this.databases.get(ctx, ref);
+    const database = await this.rpc.call(DATABASE_PATTERNS.get, ctx, ref);
     const rows = await this.backups.find({
       where: { databaseId: database.id },
       order: { createdAt: 'DESC', id: 'DESC' },
@@ -59,7 +58,7 @@ export class BackupsService {
   /** A manual backup: answered `pending` at once, taken by a job. */
   async create(ctx: RequestContext, ref: DatabaseRef): Promise<CreatedBackup> {
     const ownerId = requireUser(ctx);
-    const database = await this.databases.get(ctx, ref);
+    const database = await this.rpc.call(DATABASE_PATTERNS.get, ctx, ref);
     // Quota (403) before state (409), spec/decisions.md section 1; insert counts again under a
     // lock.
     this.assertQuota(ctx, await this.keptManual(database.id));
@@ -127,7 +126,7 @@ export class BackupsService {
   ): Promise<CreatedRestore> {
     const record = await this.findOwned(ctx, ref);
     assertCompleted(record, 'restored');
-    return this.databases.restore(ctx, {
+    return this.rpc.call(RESTORE_PATTERNS.create, ctx, {
       project_id: ref.project_id,
       name: ref.name,
       kind: 'backup',
@@ -210,7 +209,7 @@ export class BackupsService {
 
   /** The caller's database, which a backup needs running. */
   private async runningDatabase(ctx: RequestContext, ref: DatabaseRef): Promise<Database> {
-    const database = await this.databases.get(ctx, ref);
+    const database = await this.rpc.call(DATABASE_PATTERNS.get, ctx, ref);
     assertRunning(database);
     return database;
   }
@@ -235,7 +234,10 @@ export class BackupsService {
   }
 
   private async findOwned(ctx: RequestContext, ref: BackupRef): Promise<BackupEntity> {
-    const database = await this.databases.get(ctx, { project_id: ref.project_id, name: ref.name });
+    const database = await this.rpc.call(DATABASE_PATTERNS.get, ctx, {
+      project_id: ref.project_id,
+      name: ref.name,
+    });
     const record = isId('bkp', ref.backup_id)
       ? await this.backups.findOneBy({ id: ref.backup_id, databaseId: database.id })
       : null;

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '@pgcloud/contracts';
-import { AuthClient } from '../clients/auth.client.js';
 import { BackupServiceConfig } from '../config.js';
 import { expiryOf } from './backup-schedule.js';
+import { AUTH_PATTERNS } from '@pgcloud/contracts';
+import { RpcClient } from '@pgcloud/messaging';
 
 /**
  * When automated backups expire, by their owners' tiers (spec/decisions.md section 6): the
@@ -11,7 +12,7 @@ import { expiryOf } from './backup-schedule.js';
 @Injectable()
 export class AutomatedExpiry {
   constructor(
-    private readonly auth: AuthClient,
+    private readonly rpc: RpcClient,
     private readonly config: BackupServiceConfig,
   ) {}
 
@@ -21,7 +22,9 @@ export class AutomatedExpiry {
     ownerIds: string[],
     nowMs: number,
   ): Promise<(ownerId: string) => Date> {
-    const tiers = await this.auth.tiers(ctx, [...new Set(ownerIds)]);
+    const tiers = (
+      await this.rpc.call(AUTH_PATTERNS.tiers, ctx, { user_ids: [...new Set(ownerIds)] })
+    ).tiers;
     const retention = {
       free: this.config.BACKUP_RETENTION_FREE_SECONDS,
       pro: this.config.BACKUP_RETENTION_PRO_SECONDS,

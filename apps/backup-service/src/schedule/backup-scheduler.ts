@@ -4,8 +4,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { RequestContext, RunningDatabase } from '@pgcloud/contracts';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DataSource, In } from 'typeorm';
-import { DatabasesClient } from '../clients/databases.client.js';
-import { PitrClient } from '../clients/pitr.client.js';
 import { BackupServiceConfig } from '../config.js';
 import { BackupEntity } from '../backups/backup.entity.js';
 import { BackupJobs } from '../backups/backup.jobs.js';
@@ -15,6 +13,8 @@ import { AutomatedExpiry } from './automated-expiry.js';
 import { scheduleSlot } from './backup-schedule.js';
 import type { ExpiredBackup } from './pitr-keep.js';
 import { neededByPitr } from './pitr-keep.js';
+import { DATABASE_PATTERNS, PITR_PATTERNS } from '@pgcloud/contracts';
+import { RpcClient } from '@pgcloud/messaging';
 
 // Every replica ticks; the one that takes this lock does the round, the others skip it.
 const SCHEDULE_LOCK = 'backups.schedule';
@@ -39,9 +39,8 @@ export class BackupScheduler implements OnApplicationBootstrap, OnApplicationShu
   private ticking: Promise<void> | undefined;
 
   constructor(
+    private readonly rpc: RpcClient,
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly databases: DatabasesClient,
-    private readonly pitr: PitrClient,
     private readonly expiry: AutomatedExpiry,
     private readonly backups: BackupsService,
     private readonly removal: BackupRemoval,
@@ -81,7 +80,7 @@ export class BackupScheduler implements OnApplicationBootstrap, OnApplicationShu
   private async scheduleDue(ctx: RequestContext): Promise<void> {
     const now = Date.now();
     const intervalMs = this.config.BACKUP_SCHEDULE_INTERVAL_SECONDS * 1000;
-    const running = await this.databases.running(ctx);
+    const running = (await this.rpc.call(DATABASE_PATTERNS.running, ctx, {})).databases;
     const due = await this.withoutBackupInSlot(running, now, intervalMs);
     if (due.length === 0) return;
     const expiresAt = await this.expiry.forOwners(
@@ -189,7 +188,8 @@ export class BackupScheduler implements OnApplicationBootstrap, OnApplicationShu
   ): Promise<Record<string, string> | undefined> {
     const databaseIds = [...new Set(candidates.map((b) => b.databaseId))];
     try {
-      return await this.pitr.backupsInUse(ctx, databaseIds);
+      return (await this.rpc.call(PITR_PATTERNS.backupsInUse, ctx, { database_ids: databaseIds }))
+        .keep_from;
     } catch (err) {
       this.logger.warn(
         `[${ctx.requestId}] pitr-worker did not say which backups PITR needs, ` +

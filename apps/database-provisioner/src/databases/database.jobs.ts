@@ -2,20 +2,18 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DatabaseStatusChanged, RequestContext } from '@pgcloud/contracts';
-import { DATABASE_EVENTS, DomainError } from '@pgcloud/contracts';
+import { BACKUP_PATTERNS, DATABASE_EVENTS, DomainError, PITR_PATTERNS } from '@pgcloud/contracts';
 import type { FailedJob, Job } from '@pgcloud/jobs';
 import { JobRunner, enqueue, holdJob } from '@pgcloud/jobs';
-import { EventPublisher } from '@pgcloud/messaging';
+import { EventPublisher, RpcClient } from '@pgcloud/messaging';
 import { checkTlsLogin } from '@pgcloud/postgres';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, In } from 'typeorm';
 import type { EntityManager } from 'typeorm';
-import { BackupsClient } from '../backups-client/backups.client.js';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
 import { openCredentials } from '../credentials/sealed-credentials.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
-import { PitrClient } from '../pitr-client/pitr.client.js';
 import { RestoreEntity } from '../restores/restore.entity.js';
 import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
 import { withAdvisoryLock } from './server-lock.js';
@@ -45,12 +43,11 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly runner: JobRunner;
 
   constructor(
+    private readonly rpc: RpcClient,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly driver: DatabaseDriver,
     private readonly secrets: SecretBox,
     private readonly events: EventPublisher,
-    private readonly backups: BackupsClient,
-    private readonly pitr: PitrClient,
     config: ProvisionerConfig,
   ) {
     this.runner = new JobRunner({
@@ -245,7 +242,9 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     // database for long. The archive goes first: PITR's window is built on those backups.
     const ctx = { requestId: job.payload.request_id };
     const walObjects = await this.deleteWalArchive(ctx, record.id, job.signal);
-    const { deleted } = await this.backups.deleteForDatabase(ctx, record.id);
+    const { deleted } = await this.rpc.call(BACKUP_PATTERNS.deleteForDatabase, ctx, {
+      database_id: record.id,
+    });
     await this.dataSource.transaction(async (manager) => {
       // Its restores (as source) go with it; a restore that built it stays in its source's list.
       await manager.delete(RestoreEntity, { databaseId: record.id });
@@ -266,7 +265,9 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     const deadline = Date.now() + PITR_BUSY_WAIT_MS;
     for (;;) {
       try {
-        const { deleted } = await this.pitr.deleteForDatabase(ctx, databaseId);
+        const { deleted } = await this.rpc.call(PITR_PATTERNS.deleteForDatabase, ctx, {
+          database_id: databaseId,
+        });
         return deleted;
       } catch (err) {
         const busy = err instanceof DomainError && err.code === 'OPERATION_IN_PROGRESS';

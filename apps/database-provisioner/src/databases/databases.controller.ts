@@ -1,11 +1,15 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
-import type { DatabaseIdRef, DatabaseRef, ProjectRef } from '@pgcloud/contracts';
-import { DATABASE_PATTERNS, RequestContext } from '@pgcloud/contracts';
-import { MessageBody, MessageCtx } from '@pgcloud/messaging';
+import {
+  CreateDatabaseRequest,
+  DATABASE_PATTERNS,
+  DatabaseIdRef,
+  DatabaseRef,
+  ProjectRef,
+  RequestContext,
+} from '@pgcloud/contracts';
+import { Handles, MessageBody, MessageCtx } from '@pgcloud/messaging';
 import { DatabaseDriver } from '../drivers/database-driver.js';
 import { DatabasesService } from './databases.service.js';
-import { CreateDatabaseMessage } from './create-database.message.js';
 
 /** Message handlers of database-provisioner. */
 @Controller()
@@ -15,57 +19,57 @@ export class DatabasesController {
     private readonly driver: DatabaseDriver,
   ) {}
 
-  @MessagePattern(DATABASE_PATTERNS.create)
-  create(@MessageCtx() ctx: RequestContext, @MessageBody() body: CreateDatabaseMessage) {
+  @Handles(DATABASE_PATTERNS.create)
+  create(@MessageCtx() ctx: RequestContext, @MessageBody() body: CreateDatabaseRequest) {
     return this.databases.create(ctx, body);
   }
 
-  @MessagePattern(DATABASE_PATTERNS.list)
+  @Handles(DATABASE_PATTERNS.list)
   list(@MessageCtx() ctx: RequestContext, @MessageBody() body: ProjectRef) {
-    return this.databases.list(ctx, String(body.project_id));
+    return this.databases.list(ctx, body.project_id);
   }
 
-  @MessagePattern(DATABASE_PATTERNS.get)
+  @Handles(DATABASE_PATTERNS.get)
   get(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
     return this.databases.get(ctx, refOf(body));
   }
 
-  @MessagePattern(DATABASE_PATTERNS.url)
+  @Handles(DATABASE_PATTERNS.url)
   url(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
     return this.databases.url(ctx, refOf(body));
   }
 
-  @MessagePattern(DATABASE_PATTERNS.delete)
+  @Handles(DATABASE_PATTERNS.delete)
   delete(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
     return this.databases.delete(ctx, refOf(body));
   }
 
-  @MessagePattern(DATABASE_PATTERNS.countForProject)
+  @Handles(DATABASE_PATTERNS.countForProject)
   countForProject(@MessageCtx() ctx: RequestContext, @MessageBody() body: ProjectRef) {
-    return this.databases.countForProject(ctx, String(body.project_id));
+    return this.databases.countForProject(ctx, body.project_id);
   }
 
-  @MessagePattern(DATABASE_PATTERNS.deleteForProject)
+  @Handles(DATABASE_PATTERNS.deleteForProject)
   deleteForProject(@MessageCtx() ctx: RequestContext, @MessageBody() body: ProjectRef) {
-    return this.databases.deleteForProject(ctx, String(body.project_id));
+    return this.databases.deleteForProject(ctx, body.project_id);
   }
 
-  @MessagePattern(DATABASE_PATTERNS.backupSource)
+  @Handles(DATABASE_PATTERNS.backupSource)
   backupSource(@MessageBody() body: DatabaseIdRef) {
-    return this.databases.backupSource(String(body.database_id));
+    return this.databases.backupSource(body.database_id);
   }
 
-  @MessagePattern(DATABASE_PATTERNS.running)
+  @Handles(DATABASE_PATTERNS.running)
   running() {
     return this.databases.running();
   }
 
-  @MessagePattern(DATABASE_PATTERNS.caCertificate)
+  @Handles(DATABASE_PATTERNS.caCertificate)
   async caCertificate(): Promise<{ pem: string }> {
     return { pem: await this.driver.caCertificate() };
   }
 }
 
 function refOf(body: DatabaseRef): DatabaseRef {
-  return { project_id: String(body.project_id), name: String(body.name) };
+  return { project_id: body.project_id, name: String(body.name) };
 }

@@ -12,16 +12,15 @@ import type {
   RequestContext,
   RunningDatabase,
 } from '@pgcloud/contracts';
-import { DomainError, isDatabaseName, newId } from '@pgcloud/contracts';
+import { DomainError, PROJECT_PATTERNS, isDatabaseName, newId } from '@pgcloud/contracts';
 import { DatabaseDriver, REPLICATION_ROLE } from '../drivers/database-driver.js';
-import { assertTimeLeft, requireUser } from '@pgcloud/messaging';
+import { RpcClient, assertTimeLeft, requireUser } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DataSource, In, Not, Repository } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
 import { openCredentials, sealCredentials } from '../credentials/sealed-credentials.js';
-import { ProjectsClient } from '../projects-client/projects.client.js';
 import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
 import { DatabaseJobs } from './database.jobs.js';
 import { allocatePort } from './port-allocator.js';
@@ -33,9 +32,9 @@ export class DatabasesService {
   private readonly logger = new Logger(DatabasesService.name);
 
   constructor(
+    private readonly rpc: RpcClient,
     @InjectRepository(DatabaseEntity) private readonly databases: Repository<DatabaseEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly projects: ProjectsClient,
     private readonly jobs: DatabaseJobs,
     private readonly secrets: SecretBox,
     private readonly driver: DatabaseDriver,
@@ -45,7 +44,7 @@ export class DatabasesService {
   async create(ctx: RequestContext, request: CreateDatabaseRequest): Promise<Database> {
     const ownerId = requireUser(ctx);
     // Validation (400) before existence (404): the region list does not depend on the project.
-    const regions = await this.projects.regions(ctx);
+    const regions = (await this.rpc.call(PROJECT_PATTERNS.regions, ctx, {})).regions;
     const region = request.region;
     if (region !== undefined && !regions.some((r) => r.id === region)) {
       throw new DomainError('VALIDATION_ERROR', 'The request is not valid.', [
@@ -55,7 +54,7 @@ export class DatabasesService {
         },
       ]);
     }
-    const project = await this.projects.check(ctx, request.project_id);
+    const project = await this.rpc.call(PROJECT_PATTERNS.check, ctx, { id: request.project_id });
     const config: DatabaseConfig = { ...DEFAULT_CONFIG, ...request.config };
     assertWithinTier(ctx.tier, config, 0, this.freeLimits()); // config first, count under the lock
     const record = await this.insert(
@@ -79,7 +78,7 @@ export class DatabasesService {
   }
 
   async list(ctx: RequestContext, projectId: string): Promise<{ databases: Database[] }> {
-    const project = await this.projects.check(ctx, projectId);
+    const project = await this.rpc.call(PROJECT_PATTERNS.check, ctx, { id: projectId });
     const rows = await this.databases.find({
       where: { projectId: project.id, status: Not('deleting') },
       order: { createdAt: 'ASC', id: 'ASC' },
@@ -279,7 +278,7 @@ export class DatabasesService {
 
   /** The caller's database (any status but deleting), or PROJECT_/DATABASE_NOT_FOUND. */
   async findOwned(ctx: RequestContext, ref: DatabaseRef): Promise<DatabaseEntity> {
-    const project = await this.projects.check(ctx, ref.project_id);
+    const project = await this.rpc.call(PROJECT_PATTERNS.check, ctx, { id: ref.project_id });
     const notFound = new DomainError('DATABASE_NOT_FOUND', `Database ${ref.name} was not found.`);
     // A name that breaks the name rules names nothing, and never reaches SQL (where a NUL
     // in it was an error, 500, instead of an answer).

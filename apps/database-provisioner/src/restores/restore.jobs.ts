@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { RequestContext, RestorePlan } from '@pgcloud/contracts';
-import { DomainError } from '@pgcloud/contracts';
+import { BACKUP_PATTERNS, DomainError, PITR_PATTERNS } from '@pgcloud/contracts';
 import type { FailedJob, Job, JobFailure } from '@pgcloud/jobs';
 import { JobRunner, PermanentJobError, enqueue, holdJob, runNow } from '@pgcloud/jobs';
 import { checkTlsLogin } from '@pgcloud/postgres';
@@ -10,8 +10,6 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
-import { BackupsClient } from '../backups-client/backups.client.js';
-import { PitrClient } from '../pitr-client/pitr.client.js';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
 import { openCredentials } from '../credentials/sealed-credentials.js';
@@ -20,6 +18,7 @@ import { DatabaseJobs } from '../databases/database.jobs.js';
 import type { RestoreOutcome, RestoreSpec } from '../drivers/database-driver.js';
 import { CorruptArchiveError, DatabaseDriver } from '../drivers/database-driver.js';
 import { RestoreEntity } from './restore.entity.js';
+import { RpcClient } from '@pgcloud/messaging';
 
 const SCHEMA = 'provisioner';
 const RESTORE = 'database.restore';
@@ -65,11 +64,10 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly runner: JobRunner;
 
   constructor(
+    private readonly rpc: RpcClient,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly driver: DatabaseDriver,
     private readonly secrets: SecretBox,
-    private readonly backups: BackupsClient,
-    private readonly pitr: PitrClient,
     private readonly databaseJobs: DatabaseJobs,
     config: ProvisionerConfig,
   ) {
@@ -200,7 +198,8 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       const plan = await this.plan(ctx, restore);
       // The data is about to change: the WAL receiver stops, and its archive starts anew
       // after the swap (an undo keeps the old one going).
-      if (target.id === source.id) await this.pitr.pauseForRestore(ctx, target.id);
+      if (target.id === source.id)
+        await this.rpc.call(PITR_PATTERNS.pauseForRestore, ctx, { database_id: target.id });
       signal.throwIfAborted();
       const { walFilesApplied } = await this.build({
         serverId,
@@ -258,11 +257,13 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     for (;;) {
       try {
         return restore.kind === 'pitr'
-          ? await this.pitr.restorePlan(ctx, {
+          ? await this.rpc.call(PITR_PATTERNS.restorePlan, ctx, {
               database_id: restore.databaseId,
               target_time: restore.targetTime ?? '',
             })
-          : await this.backups.restorePlan(ctx, restore.backupId ?? '');
+          : await this.rpc.call(BACKUP_PATTERNS.restorePlan, ctx, {
+              backup_id: restore.backupId ?? '',
+            });
       } catch (err) {
         // Not answering (a restart, an outage) is not a refusal: the job retries.
         if (!(err instanceof DomainError) || err.code === 'SERVICE_UNAVAILABLE') throw err;
@@ -277,7 +278,8 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
   private async resumeReceiver(ctx: RequestContext, databaseId: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.pitr.resumeAfterRestore(ctx, databaseId);
+        await this.rpc.call(PITR_PATTERNS.resumeAfterRestore, ctx, { database_id: databaseId });
+        return;
       } catch (err) {
         if (attempt >= 3) {
           this.logger.error(

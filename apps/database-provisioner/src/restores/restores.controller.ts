@@ -1,13 +1,12 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
-import type {
+import {
   CreateRestoreRequest,
-  DatabaseRef,
-  RestoreKind,
-  RestoreRef,
+  RESTORE_PATTERNS,
+  RequestContext,
+  RestoreGetRequest,
+  RestoreListRequest,
 } from '@pgcloud/contracts';
-import { RESTORE_PATTERNS, RequestContext } from '@pgcloud/contracts';
-import { MessageBody, MessageCtx } from '@pgcloud/messaging';
+import { Handles, MessageBody, MessageCtx } from '@pgcloud/messaging';
 import { RestoresService } from './restores.service.js';
 
 /** Restore message handlers of database-provisioner. */
@@ -15,47 +14,19 @@ import { RestoresService } from './restores.service.js';
 export class RestoresController {
   constructor(private readonly restores: RestoresService) {}
 
-  @MessagePattern(RESTORE_PATTERNS.create)
+  @Handles(RESTORE_PATTERNS.create)
   create(@MessageCtx() ctx: RequestContext, @MessageBody() body: CreateRestoreRequest) {
-    return this.restores.create(ctx, {
-      project_id: String(body.project_id),
-      name: String(body.name),
-      kind: body.kind === 'pitr' ? 'pitr' : 'backup',
-      ...(body.backup_id === undefined ? {} : { backup_id: String(body.backup_id) }),
-      ...(body.target_time === undefined ? {} : { target_time: String(body.target_time) }),
-      ...(body.target_database === undefined
-        ? {}
-        : { target_database: String(body.target_database) }),
-    });
+    return this.restores.create(ctx, body);
   }
 
-  @MessagePattern(RESTORE_PATTERNS.list)
-  list(
-    @MessageCtx() ctx: RequestContext,
-    @MessageBody() body: DatabaseRef & { kind?: RestoreKind },
-  ) {
-    return this.restores.list(
-      ctx,
-      { project_id: String(body.project_id), name: String(body.name) },
-      kindOf(body.kind),
-    );
+  @Handles(RESTORE_PATTERNS.list)
+  list(@MessageCtx() ctx: RequestContext, @MessageBody() body: RestoreListRequest) {
+    return this.restores.list(ctx, { project_id: body.project_id, name: body.name }, body.kind);
   }
 
-  @MessagePattern(RESTORE_PATTERNS.get)
-  get(@MessageCtx() ctx: RequestContext, @MessageBody() body: RestoreRef & { kind?: RestoreKind }) {
-    return this.restores.get(
-      ctx,
-      {
-        project_id: String(body.project_id),
-        name: String(body.name),
-        restore_id: String(body.restore_id),
-      },
-      kindOf(body.kind),
-    );
+  @Handles(RESTORE_PATTERNS.get)
+  get(@MessageCtx() ctx: RequestContext, @MessageBody() body: RestoreGetRequest) {
+    const { project_id, name, restore_id } = body;
+    return this.restores.get(ctx, { project_id, name, restore_id }, body.kind);
   }
-}
-
-/** The PITR routes list and show only PITR restores. */
-function kindOf(kind: unknown): RestoreKind | undefined {
-  return kind === 'pitr' || kind === 'backup' ? kind : undefined;
 }

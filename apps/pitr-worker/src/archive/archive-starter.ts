@@ -3,12 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { RequestContext } from '@pgcloud/contracts';
 import { ObjectStore } from '@pgcloud/storage';
 import { DataSource } from 'typeorm';
-import { BackupsClient } from '../clients/backups.client.js';
-import { DatabasesClient } from '../clients/databases.client.js';
 import { PrimarySession } from '../receivers/primary-session.js';
 import { ArchiveEntity } from './archive.entity.js';
 import { SegmentEntity } from './segment.entity.js';
 import { walPrefix } from './wal-keys.js';
+import { DATABASE_PATTERNS, BACKUP_PATTERNS } from '@pgcloud/contracts';
+import { RpcClient } from '@pgcloud/messaging';
 
 /**
  * Begins a database's archive: what an earlier archive left goes, then the replication slot, so the WAL from then on is
@@ -20,9 +20,8 @@ export class ArchiveStarter {
   private readonly logger = new Logger(ArchiveStarter.name);
 
   constructor(
+    private readonly rpc: RpcClient,
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly databases: DatabasesClient,
-    private readonly backups: BackupsClient,
     private readonly store: ObjectStore,
   ) {}
 
@@ -40,14 +39,18 @@ export class ArchiveStarter {
       await this.store.deletePrefix(walPrefix(archive.projectId, databaseId));
       await manager.delete(SegmentEntity, { databaseId });
       const owner: RequestContext = { ...ctx, userId: archive.ownerId };
-      const source = await this.databases.replicationSource(owner, databaseId);
+      const source = await this.rpc.call(DATABASE_PATTERNS.backupSource, owner, {
+        database_id: databaseId,
+      });
       const session = await PrimarySession.open(source);
       try {
         const slot = await session.createSlot();
-        const baseBackupId = await this.backups.takeBase(owner, {
-          project_id: archive.projectId,
-          name: archive.databaseName,
-        });
+        const baseBackupId = (
+          await this.rpc.call(BACKUP_PATTERNS.takeBase, owner, {
+            project_id: archive.projectId,
+            name: archive.databaseName,
+          })
+        ).backup_id;
         Object.assign(archive, {
           timeline: slot.timeline,
           startLsn: slot.lsn,

@@ -1,10 +1,17 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
-import type { DatabaseIdRef, DatabaseRef, PitrPlanRequest } from '@pgcloud/contracts';
-import { PITR_PATTERNS, RequestContext } from '@pgcloud/contracts';
-import { MessageBody, MessageCtx } from '@pgcloud/messaging';
+import {
+  DatabaseIdRef,
+  DatabaseIdsRequest,
+  DatabaseRef,
+  EnablePitrRequest,
+  PITR_PATTERNS,
+  PitrPlanRequest,
+  PitrRestoreRequest,
+  RequestContext,
+  WalPageRequest,
+} from '@pgcloud/contracts';
+import { Handles, MessageBody, MessageCtx } from '@pgcloud/messaging';
 import { PitrRestores } from '../restores/pitr-restores.service.js';
-import { EnablePitrMessage, PitrRestoreMessage, WalPageMessage } from './pitr.messages.js';
 import { PitrService } from './pitr.service.js';
 
 /** Message handlers of pitr-worker. */
@@ -15,79 +22,82 @@ export class PitrController {
     private readonly restores: PitrRestores,
   ) {}
 
-  @MessagePattern(PITR_PATTERNS.config)
+  @Handles(PITR_PATTERNS.config)
   config(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
     return this.pitr.getConfig(ctx, databaseRefOf(body));
   }
 
-  @MessagePattern(PITR_PATTERNS.enable)
-  enable(@MessageCtx() ctx: RequestContext, @MessageBody() body: EnablePitrMessage) {
+  @Handles(PITR_PATTERNS.enable)
+  enable(@MessageCtx() ctx: RequestContext, @MessageBody() body: EnablePitrRequest) {
     return this.pitr.enable(ctx, databaseRefOf(body), body.retention_days);
   }
 
-  @MessagePattern(PITR_PATTERNS.disable)
+  @Handles(PITR_PATTERNS.disable)
   disable(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
     return this.pitr.disable(ctx, databaseRefOf(body));
   }
 
-  @MessagePattern(PITR_PATTERNS.wal)
-  wal(@MessageCtx() ctx: RequestContext, @MessageBody() body: WalPageMessage) {
+  @Handles(PITR_PATTERNS.wal)
+  wal(@MessageCtx() ctx: RequestContext, @MessageBody() body: WalPageRequest) {
     return this.pitr.wal(ctx, databaseRefOf(body), {
       ...(body.limit === undefined ? {} : { limit: body.limit }),
       ...(body.cursor === undefined ? {} : { cursor: body.cursor }),
     });
   }
 
-  @MessagePattern(PITR_PATTERNS.recoveryWindow)
+  @Handles(PITR_PATTERNS.recoveryWindow)
   recoveryWindow(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
     return this.pitr.recoveryWindow(ctx, databaseRefOf(body));
   }
 
-  @MessagePattern(PITR_PATTERNS.receiverStatus)
+  @Handles(PITR_PATTERNS.receiverStatus)
   receiverStatus(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
     return this.pitr.receiverStatus(ctx, databaseRefOf(body));
   }
 
-  @MessagePattern(PITR_PATTERNS.restartReceiver)
+  @Handles(PITR_PATTERNS.restartReceiver)
   restartReceiver(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
     return this.pitr.restartReceiver(ctx, databaseRefOf(body));
   }
 
-  @MessagePattern(PITR_PATTERNS.restore)
-  restore(@MessageCtx() ctx: RequestContext, @MessageBody() body: PitrRestoreMessage) {
+  @Handles(PITR_PATTERNS.restore)
+  restore(@MessageCtx() ctx: RequestContext, @MessageBody() body: PitrRestoreRequest) {
     return this.restores.restore(ctx, databaseRefOf(body), {
       target_time: body.target_time,
       ...(body.target_database == null ? {} : { target_database: body.target_database }),
     });
   }
 
-  @MessagePattern(PITR_PATTERNS.restorePlan)
+  @Handles(PITR_PATTERNS.restorePlan)
   restorePlan(@MessageCtx() ctx: RequestContext, @MessageBody() body: PitrPlanRequest) {
-    return this.restores.plan(ctx, body);
+    return this.restores.plan(ctx, {
+      database_id: body.database_id,
+      target_time: body.target_time,
+    });
   }
 
-  @MessagePattern(PITR_PATTERNS.pauseForRestore)
+  @Handles(PITR_PATTERNS.pauseForRestore)
   pauseForRestore(@MessageBody() body: DatabaseIdRef) {
-    return this.restores.pauseForRestore(String(body.database_id));
+    return this.restores.pauseForRestore(body.database_id);
   }
 
-  @MessagePattern(PITR_PATTERNS.resumeAfterRestore)
+  @Handles(PITR_PATTERNS.resumeAfterRestore)
   resumeAfterRestore(@MessageBody() body: DatabaseIdRef) {
-    return this.restores.resumeAfterRestore(String(body.database_id));
+    return this.restores.resumeAfterRestore(body.database_id);
   }
 
-  @MessagePattern(PITR_PATTERNS.backupsInUse)
-  backupsInUse(@MessageBody() body: { database_ids: string[] }) {
-    const ids = Array.isArray(body.database_ids) ? body.database_ids.map(String) : [];
-    return this.pitr.backupsInUse(ids);
+  @Handles(PITR_PATTERNS.backupsInUse)
+  backupsInUse(@MessageBody() body: DatabaseIdsRequest) {
+    return this.pitr.backupsInUse(body.database_ids);
   }
 
-  @MessagePattern(PITR_PATTERNS.deleteForDatabase)
+  @Handles(PITR_PATTERNS.deleteForDatabase)
   deleteForDatabase(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseIdRef) {
-    return this.pitr.deleteForDatabase(ctx, String(body.database_id));
+    return this.pitr.deleteForDatabase(ctx, body.database_id);
   }
 }
 
+/** The database a message names, and nothing else it carries. */
 function databaseRefOf(body: DatabaseRef): DatabaseRef {
-  return { project_id: String(body.project_id), name: String(body.name) };
+  return { project_id: body.project_id, name: body.name };
 }

@@ -11,14 +11,17 @@ import type {
   WalArchivePage,
   WalReceiverStatus,
 } from '@pgcloud/contracts';
-import { DomainError, PITR_FREE_MAX_RETENTION_DAYS } from '@pgcloud/contracts';
-import { assertTimeLeft, requireUser } from '@pgcloud/messaging';
+import {
+  BACKUP_PATTERNS,
+  DATABASE_PATTERNS,
+  DomainError,
+  PITR_FREE_MAX_RETENTION_DAYS,
+} from '@pgcloud/contracts';
+import { RpcClient, assertTimeLeft, requireUser } from '@pgcloud/messaging';
 import { queryRows, segmentOf } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, In, IsNull } from 'typeorm';
-import { BackupsClient } from '../clients/backups.client.js';
-import { DatabasesClient } from '../clients/databases.client.js';
 import { PitrWorkerConfig } from '../config.js';
 import { PrimarySession } from '../receivers/primary-session.js';
 import { ArchiveEntity, heldFrom } from './archive.entity.js';
@@ -40,16 +43,15 @@ export class PitrService {
   private readonly logger = new Logger(PitrService.name);
 
   constructor(
+    private readonly rpc: RpcClient,
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly databases: DatabasesClient,
-    private readonly backups: BackupsClient,
     private readonly starter: ArchiveStarter,
     private readonly store: ObjectStore,
     private readonly config: PitrWorkerConfig,
   ) {}
 
   async getConfig(ctx: RequestContext, ref: DatabaseRef): Promise<PitrConfig> {
-    const database = await this.databases.get(ctx, ref);
+    const database = await this.rpc.call(DATABASE_PATTERNS.get, ctx, ref);
     const archive = await this.archives().findOneBy({ databaseId: database.id });
     const window = archive?.enabled ? await this.window(ctx, archive) : null;
     return toConfig(archive, window);
@@ -61,7 +63,7 @@ export class PitrService {
    */
   async enable(ctx: RequestContext, ref: DatabaseRef, retentionDays: number): Promise<EnabledPitr> {
     const ownerId = requireUser(ctx);
-    const database = await this.databases.get(ctx, ref);
+    const database = await this.rpc.call(DATABASE_PATTERNS.get, ctx, ref);
     // After existence and ownership, before state (spec/decisions.md section 1).
     if (ctx.tier !== 'pro' && retentionDays > PITR_FREE_MAX_RETENTION_DAYS)
       throw new DomainError(
@@ -137,7 +139,7 @@ export class PitrService {
 
   /** Stops the receiver (its replica sees it within a second) and drops the slot. */
   async disable(ctx: RequestContext, ref: DatabaseRef): Promise<DisabledPitr> {
-    const database = await this.databases.get(ctx, ref);
+    const database = await this.rpc.call(DATABASE_PATTERNS.get, ctx, ref);
     const moved = await this.archives().update(
       { databaseId: database.id, enabled: true },
       { enabled: false, receiverStatus: 'stopped', disabledAt: new Date(), slotToDrop: true },
@@ -154,9 +156,10 @@ export class PitrService {
     try {
       const archive = await this.archives().findOneByOrFail({ databaseId });
       if (archive.enabled) return; // enabled again meanwhile: the slot is the new archive's
-      const source = await this.databases.replicationSource(
+      const source = await this.rpc.call(
+        DATABASE_PATTERNS.backupSource,
         { ...ctx, userId: archive.ownerId },
-        databaseId,
+        { database_id: databaseId },
       );
       const session = await PrimarySession.open(source);
       try {
@@ -279,11 +282,15 @@ export class PitrService {
   async window(ctx: RequestContext, archive: ArchiveEntity): Promise<RecoveryWindow> {
     if (archive.startLsn === null || archive.timeline === null)
       return recoveryWindow(undefined, null, null);
-    const bases = baseBackupsOf(await this.backups.forArchive(ctx, archive.databaseId), {
-      timeline: archive.timeline,
-      startLsn: archive.startLsn,
-      startedAt: archive.enabledAt,
-    });
+    const bases = baseBackupsOf(
+      (await this.rpc.call(BACKUP_PATTERNS.forArchive, ctx, { database_id: archive.databaseId }))
+        .backups,
+      {
+        timeline: archive.timeline,
+        startLsn: archive.startLsn,
+        startedAt: archive.enabledAt,
+      },
+    );
     return this.windowOn(archive, bases);
   }
 
@@ -308,7 +315,7 @@ export class PitrService {
   }
 
   async enabledArchive(ctx: RequestContext, ref: DatabaseRef): Promise<ArchiveEntity> {
-    const database = await this.databases.get(ctx, ref);
+    const database = await this.rpc.call(DATABASE_PATTERNS.get, ctx, ref);
     const archive = await this.archives().findOneBy({ databaseId: database.id });
     if (!archive?.enabled)
       throw new DomainError(

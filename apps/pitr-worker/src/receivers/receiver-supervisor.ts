@@ -8,10 +8,10 @@ import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
 import { RECEIVER_ACTIVE } from '../archive/archive.entity.js';
 import { ArchiveStarter } from '../archive/archive-starter.js';
-import { DatabasesClient } from '../clients/databases.client.js';
 import { PitrWorkerConfig } from '../config.js';
 import { Spool } from './spool.js';
 import { WalReceiver } from './wal-receiver.js';
+import { RpcClient } from '@pgcloud/messaging';
 
 const TICK_MS = 1000;
 
@@ -33,9 +33,9 @@ export class ReceiverSupervisor implements OnApplicationBootstrap, OnApplication
   private spool: Spool | undefined;
 
   constructor(
+    private readonly rpc: RpcClient,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly store: ObjectStore,
-    private readonly databases: DatabasesClient,
     private readonly starter: ArchiveStarter,
     private readonly config: PitrWorkerConfig,
   ) {}
@@ -156,7 +156,7 @@ export class ReceiverSupervisor implements OnApplicationBootstrap, OnApplication
     const receiver = new WalReceiver(databaseId, {
       dataSource: this.dataSource,
       store: this.store,
-      databases: this.databases,
+      rpc: this.rpc,
       starter: this.starter,
       spool: this.spool,
       osUser: this.osUser,

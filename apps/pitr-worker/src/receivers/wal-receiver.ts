@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { BackupSource, RequestContext, WalReceiverState } from '@pgcloud/contracts';
-import { DomainError } from '@pgcloud/contracts';
+import { DATABASE_PATTERNS, DomainError } from '@pgcloud/contracts';
 import type { OsUser } from '@pgcloud/postgres';
 import { parseSegmentName, queryRows, segmentOf, segmentStart } from '@pgcloud/postgres';
 import type { ObjectStore } from '@pgcloud/storage';
@@ -13,12 +13,12 @@ import { ArchiveEntity, RECEIVER_ACTIVE } from '../archive/archive.entity.js';
 import type { ArchiveStarter } from '../archive/archive-starter.js';
 import { coveredUntil } from '../archive/recovery-window.js';
 import { partialKey, segmentKey } from '../archive/wal-keys.js';
-import type { DatabasesClient } from '../clients/databases.client.js';
 import { PrimarySession } from './primary-session.js';
 import type { PrimarySample } from './primary-session.js';
 import type { ReceivewalProcess } from './receivewal-process.js';
 import { startReceivewal } from './receivewal-process.js';
 import type { Spool } from './spool.js';
+import type { RpcClient } from '@pgcloud/messaging';
 
 const PARTIAL = '.partial';
 const MAX_BACKOFF_MS = 30_000;
@@ -30,7 +30,7 @@ const LEASE_MARGIN_SECONDS = 2;
 export interface ReceiverDeps {
   dataSource: DataSource;
   store: ObjectStore;
-  databases: DatabasesClient;
+  rpc: RpcClient;
   starter: ArchiveStarter;
   spool: Spool;
   osUser: OsUser;
@@ -133,7 +133,9 @@ export class WalReceiver {
       requestId: `receiver-${this.databaseId}-${Date.now()}`,
       userId: archive.ownerId,
     };
-    const source = await this.deps.databases.replicationSource(ctx, this.databaseId);
+    const source = await this.deps.rpc.call(DATABASE_PATTERNS.backupSource, ctx, {
+      database_id: this.databaseId,
+    });
     const session = await PrimarySession.open(source);
     try {
       if (archive.startLsn !== null && !(await this.continues(archive, session)))

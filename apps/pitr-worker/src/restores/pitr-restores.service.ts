@@ -8,7 +8,14 @@ import type {
   RequestContext,
   RestorePlan,
 } from '@pgcloud/contracts';
-import { DomainError, fromMicros, microsOf, parseTargetTime } from '@pgcloud/contracts';
+import {
+  BACKUP_PATTERNS,
+  DomainError,
+  RESTORE_PATTERNS,
+  fromMicros,
+  microsOf,
+  parseTargetTime,
+} from '@pgcloud/contracts';
 import { segmentName, segmentOf, segmentStart } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,8 +26,7 @@ import type { BaseBackup } from '../archive/recovery-window.js';
 import { baseBackupsOf } from '../archive/recovery-window.js';
 import { SegmentEntity } from '../archive/segment.entity.js';
 import { partialKey } from '../archive/wal-keys.js';
-import { BackupsClient } from '../clients/backups.client.js';
-import { DatabasesClient } from '../clients/databases.client.js';
+import { RpcClient } from '@pgcloud/messaging';
 
 // Links in a plan are used at once by the attempt that asked for it; a retry asks anew.
 const LINK_SECONDS = 3600;
@@ -40,10 +46,9 @@ export class PitrRestores {
   private readonly logger = new Logger(PitrRestores.name);
 
   constructor(
+    private readonly rpc: RpcClient,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly pitr: PitrService,
-    private readonly databases: DatabasesClient,
-    private readonly backups: BackupsClient,
     private readonly store: ObjectStore,
   ) {}
 
@@ -87,7 +92,7 @@ export class PitrRestores {
           WHERE database_id = $1`,
         [archive.databaseId, base.completedAt, new Date(Date.now() + HOLD_MS)],
       );
-    const created = await this.databases.restore(ctx, {
+    const created = await this.rpc.call(RESTORE_PATTERNS.create, ctx, {
       project_id: ref.project_id,
       name: ref.name,
       kind: 'pitr',
@@ -116,7 +121,7 @@ export class PitrRestores {
         'TARGET_TIME_INVALID',
         'No base backup of the archive ends before the target.',
       );
-    const backup = await this.backups.restorePlan(ctx, base.id);
+    const backup = await this.rpc.call(BACKUP_PATTERNS.restorePlan, ctx, { backup_id: base.id });
     const segments = await this.dataSource.getRepository(SegmentEntity).find({
       where: { databaseId: archive.databaseId, timeline: archive.timeline },
       order: { segno: 'ASC' },
@@ -197,11 +202,15 @@ export class PitrRestores {
 
   private async basesOf(ctx: RequestContext, archive: ArchiveEntity): Promise<BaseBackup[]> {
     if (archive.startLsn === null || archive.timeline === null) return [];
-    return baseBackupsOf(await this.backups.forArchive(ctx, archive.databaseId), {
-      timeline: archive.timeline,
-      startLsn: archive.startLsn,
-      startedAt: archive.enabledAt,
-    });
+    return baseBackupsOf(
+      (await this.rpc.call(BACKUP_PATTERNS.forArchive, ctx, { database_id: archive.databaseId }))
+        .backups,
+      {
+        timeline: archive.timeline,
+        startLsn: archive.startLsn,
+        startedAt: archive.enabledAt,
+      },
+    );
   }
 
   private link(key: string): Promise<string> {

@@ -10,8 +10,9 @@ import { PitrService } from '../archive/pitr.service.js';
 import { baseBackupsOf, windowBase } from '../archive/recovery-window.js';
 import { SegmentEntity } from '../archive/segment.entity.js';
 import { walPrefix } from '../archive/wal-keys.js';
-import { BackupsClient } from '../clients/backups.client.js';
 import { PitrWorkerConfig } from '../config.js';
+import { BACKUP_PATTERNS } from '@pgcloud/contracts';
+import { RpcClient } from '@pgcloud/messaging';
 
 // Every replica ticks; the one that takes this lock sweeps, the others skip the round.
 const SWEEP_LOCK = 'pitr.retention';
@@ -32,8 +33,8 @@ export class RetentionSweep implements OnApplicationBootstrap, OnApplicationShut
   private sweeping: Promise<void> | undefined;
 
   constructor(
+    private readonly rpc: RpcClient,
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly backups: BackupsClient,
     private readonly pitr: PitrService,
     private readonly store: ObjectStore,
     private readonly config: PitrWorkerConfig,
@@ -78,11 +79,15 @@ export class RetentionSweep implements OnApplicationBootstrap, OnApplicationShut
   /** Deletes the WAL the window no longer needs and records which backups it does. */
   private async trim(ctx: RequestContext, archive: ArchiveEntity): Promise<void> {
     if (archive.startLsn === null || archive.timeline === null) return;
-    const bases = baseBackupsOf(await this.backups.forArchive(ctx, archive.databaseId), {
-      timeline: archive.timeline,
-      startLsn: archive.startLsn,
-      startedAt: archive.enabledAt,
-    });
+    const bases = baseBackupsOf(
+      (await this.rpc.call(BACKUP_PATTERNS.forArchive, ctx, { database_id: archive.databaseId }))
+        .backups,
+      {
+        timeline: archive.timeline,
+        startLsn: archive.startLsn,
+        startedAt: archive.enabledAt,
+      },
+    );
     const base = windowBase(bases, this.cutoff(archive));
     const keepFrom = segmentOf(base?.startLsn ?? archive.startLsn);
     if (base)

@@ -2,16 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { INestMicroservice } from '@nestjs/common';
 import { Controller, Module } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
-import type {
-  DomainEvent,
-  ErrorCode,
-  Project,
-  ProjectEvent,
-  RequestContext,
-} from '@pgcloud/contracts';
+import type { DomainEvent, ErrorCode, ProjectEvent, RequestContext } from '@pgcloud/contracts';
 import { DATABASE_PATTERNS, DomainError, PROJECT_PATTERNS } from '@pgcloud/contracts';
-import { eventsExchange, startService } from '@pgcloud/messaging';
+import { Handles, eventsExchange, startService } from '@pgcloud/messaging';
 import amqp from 'amqplib';
 import { Isolation } from '@pgcloud/testing';
 import { AppModule } from '../app.module.js';
@@ -25,12 +18,12 @@ import { loadConfig } from '../config.js';
 class ProvisionerDouble {
   static databases = 0;
 
-  @MessagePattern(DATABASE_PATTERNS.countForProject)
+  @Handles(DATABASE_PATTERNS.countForProject)
   count(): { count: number } {
     return { count: ProvisionerDouble.databases };
   }
 
-  @MessagePattern(DATABASE_PATTERNS.deleteForProject)
+  @Handles(DATABASE_PATTERNS.deleteForProject)
   deleteAll(): { deleted: number } {
     const deleted = ProvisionerDouble.databases;
     ProvisionerDouble.databases = 0;
@@ -76,16 +69,16 @@ describe('project-service over RabbitMQ and PostgreSQL', () => {
 
   it('stores a project and lists it for its owner only', async () => {
     const client = isolation.client('projects');
-    const created = await client.send<Project>(PROJECT_PATTERNS.create, alice, { name: 'stored' });
+    const created = await client.call(PROJECT_PATTERNS.create, alice, { name: 'stored' });
     const rows = await isolation.sql<{ owner_id: string; name: string }>(
       'SELECT owner_id, name FROM projects.projects WHERE id = $1',
       [created.id],
     );
     assert.deepEqual(rows, [{ owner_id: alice.userId, name: 'stored' }]);
-    const mine = await client.send<{ projects: Project[] }>(PROJECT_PATTERNS.list, alice, {});
+    const mine = await client.call(PROJECT_PATTERNS.list, alice, {});
     assert.ok(mine.projects.some((p) => p.id === created.id));
     const bob = { ...alice, userId: 'user_bbbbbbbbbbbbbbbbbbbb' };
-    assert.deepEqual(await client.send(PROJECT_PATTERNS.list, bob, {}), { projects: [] });
+    assert.deepEqual(await client.call(PROJECT_PATTERNS.list, bob, {}), { projects: [] });
   });
 
   it('publishes project.created and project.deleted on the events exchange', async () => {
@@ -98,10 +91,10 @@ describe('project-service over RabbitMQ and PostgreSQL', () => {
       await channel.bindQueue(queue, exchange, 'project.*');
 
       const client = isolation.client('projects');
-      const project = await client.send<Project>(PROJECT_PATTERNS.create, alice, {
+      const project = await client.call(PROJECT_PATTERNS.create, alice, {
         name: 'announced',
       });
-      await client.send(PROJECT_PATTERNS.delete, alice, { id: project.id });
+      await client.call(PROJECT_PATTERNS.delete, alice, { id: project.id });
 
       const received: DomainEvent<ProjectEvent>[] = [];
       for (let i = 0; i < 50 && received.length < 2; i++) {
@@ -127,22 +120,22 @@ describe('project-service over RabbitMQ and PostgreSQL', () => {
 
   it('counts databases, refuses to delete a project that has some, and deletes them with force', async () => {
     const client = isolation.client('projects');
-    const project = await client.send<Project>(PROJECT_PATTERNS.create, alice, {
+    const project = await client.call(PROJECT_PATTERNS.create, alice, {
       name: 'with-dbs',
     });
     ProvisionerDouble.databases = 2;
-    const detail = await client.send<{ database_count: number }>(PROJECT_PATTERNS.get, alice, {
+    const detail = await client.call(PROJECT_PATTERNS.get, alice, {
       id: project.id,
     });
     assert.equal(detail.database_count, 2);
     assert.equal(
-      await errorCode(client.send(PROJECT_PATTERNS.delete, alice, { id: project.id })),
+      await errorCode(client.call(PROJECT_PATTERNS.delete, alice, { id: project.id })),
       'PROJECT_NOT_EMPTY',
     );
-    await client.send(PROJECT_PATTERNS.delete, alice, { id: project.id, force: true });
+    await client.call(PROJECT_PATTERNS.delete, alice, { id: project.id, force: true });
     assert.equal(ProvisionerDouble.databases, 0);
     assert.equal(
-      await errorCode(client.send(PROJECT_PATTERNS.get, alice, { id: project.id })),
+      await errorCode(client.call(PROJECT_PATTERNS.get, alice, { id: project.id })),
       'PROJECT_NOT_FOUND',
     );
   });
@@ -150,16 +143,20 @@ describe('project-service over RabbitMQ and PostgreSQL', () => {
   it('validates messages itself, whatever the gateway did', async () => {
     const client = isolation.client('projects');
     assert.equal(
-      await errorCode(client.send(PROJECT_PATTERNS.create, alice, { name: 'Bad Name' })),
-      'VALIDATION_ERROR',
-    );
-    assert.equal(
-      await errorCode(client.send(PROJECT_PATTERNS.create, alice, { name: 'fine', extra: 1 })),
+      await errorCode(client.call(PROJECT_PATTERNS.create, alice, { name: 'Bad Name' })),
       'VALIDATION_ERROR',
     );
     assert.equal(
       await errorCode(
-        client.send(PROJECT_PATTERNS.create, { requestId: 'anon' }, { name: 'no-owner' }),
+        isolation
+          .rawClient('projects')
+          .send(PROJECT_PATTERNS.create.pattern, alice, { name: 'fine', extra: 1 }),
+      ),
+      'VALIDATION_ERROR',
+    );
+    assert.equal(
+      await errorCode(
+        client.call(PROJECT_PATTERNS.create, { requestId: 'anon' }, { name: 'no-owner' }),
       ),
       'AUTH_REQUIRED',
     );
@@ -169,7 +166,7 @@ describe('project-service over RabbitMQ and PostgreSQL', () => {
     const client = isolation.client('projects');
     const outcomes = await Promise.allSettled(
       Array.from({ length: 6 }, () =>
-        client.send<Project>(PROJECT_PATTERNS.create, alice, { name: 'contested' }),
+        client.call(PROJECT_PATTERNS.create, alice, { name: 'contested' }),
       ),
     );
     assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1);
@@ -184,7 +181,7 @@ describe('project-service over RabbitMQ and PostgreSQL', () => {
     const carol: RequestContext = { ...alice, userId: 'user_cccccccccccccccccccc' };
     const outcomes = await Promise.allSettled(
       Array.from({ length: 8 }, (_, i) =>
-        client.send<Project>(PROJECT_PATTERNS.create, carol, { name: `parallel-${i}` }),
+        client.call(PROJECT_PATTERNS.create, carol, { name: `parallel-${i}` }),
       ),
     );
     assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 5);
@@ -198,11 +195,11 @@ describe('project-service over RabbitMQ and PostgreSQL', () => {
     assert.equal(rows.length, 5, 'the refused creates wrote nothing');
     // At the limit, quota (403) is checked before a duplicate name (409).
     assert.equal(
-      await errorCode(client.send(PROJECT_PATTERNS.create, carol, { name: 'parallel-0' })),
+      await errorCode(client.call(PROJECT_PATTERNS.create, carol, { name: 'parallel-0' })),
       'QUOTA_EXCEEDED',
     );
     const proCarol: RequestContext = { ...carol, tier: 'pro' };
-    await client.send<Project>(PROJECT_PATTERNS.create, proCarol, { name: 'sixth' });
+    await client.call(PROJECT_PATTERNS.create, proCarol, { name: 'sixth' });
   });
 
   it('never runs later a request nobody waits for any more', async () => {
@@ -211,16 +208,14 @@ describe('project-service over RabbitMQ and PostgreSQL', () => {
     const client = isolation.client('projects', 300);
     const startedAt = Date.now();
     assert.equal(
-      await errorCode(client.send(PROJECT_PATTERNS.create, alice, { name: 'too-late' })),
+      await errorCode(client.call(PROJECT_PATTERNS.create, alice, { name: 'too-late' })),
       'SERVICE_UNAVAILABLE',
     );
     assert.ok(Date.now() - startedAt < 3000, 'the caller is answered within its timeout');
     await new Promise((resolve) => setTimeout(resolve, 400));
 
     service = await startService(AppModule.forRoot(config), 'projects', config);
-    const { projects } = await isolation
-      .client('projects')
-      .send<{ projects: Project[] }>(PROJECT_PATTERNS.list, alice, {});
+    const { projects } = await isolation.client('projects').call(PROJECT_PATTERNS.list, alice, {});
     assert.equal(
       projects.find((p) => p.name === 'too-late'),
       undefined,

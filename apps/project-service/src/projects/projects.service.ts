@@ -9,12 +9,17 @@ import type {
   ProjectEvent,
   RequestContext,
 } from '@pgcloud/contracts';
-import { DomainError, PROJECT_EVENTS, isId, newId } from '@pgcloud/contracts';
-import { EventPublisher, assertTierQuota, assertTimeLeft, requireUser } from '@pgcloud/messaging';
+import { DATABASE_PATTERNS, DomainError, PROJECT_EVENTS, isId, newId } from '@pgcloud/contracts';
+import {
+  EventPublisher,
+  RpcClient,
+  assertTierQuota,
+  assertTimeLeft,
+  requireUser,
+} from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DataSource, Repository } from 'typeorm';
 import { ProjectServiceConfig } from '../config.js';
-import { DatabasesClient } from '../databases-client/databases.client.js';
 import { RegionsService } from '../regions/regions.service.js';
 import { ProjectEntity } from './project.entity.js';
 
@@ -24,11 +29,11 @@ export class ProjectsService {
   private readonly logger = new Logger(ProjectsService.name);
 
   constructor(
+    private readonly rpc: RpcClient,
     @InjectRepository(ProjectEntity) private readonly projects: Repository<ProjectEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly regions: RegionsService,
     private readonly events: EventPublisher,
-    private readonly databases: DatabasesClient,
     private readonly config: ProjectServiceConfig,
   ) {}
 
@@ -97,7 +102,12 @@ export class ProjectsService {
 
   async get(ctx: RequestContext, id: string): Promise<ProjectDetail> {
     const project = await this.findOwned(ctx, id);
-    return { ...toProject(project), database_count: await this.databases.count(ctx, project.id) };
+    return {
+      ...toProject(project),
+      database_count: (
+        await this.rpc.call(DATABASE_PATTERNS.countForProject, ctx, { project_id: project.id })
+      ).count,
+    };
   }
 
   /** The caller's project without counts: how other services check ownership. */
@@ -108,8 +118,11 @@ export class ProjectsService {
   async delete(ctx: RequestContext, id: string, force = false): Promise<Deleted> {
     const project = await this.findOwned(ctx, id);
     if (force) {
-      await this.databases.deleteAll(ctx, project.id);
-    } else if ((await this.databases.count(ctx, project.id)) > 0) {
+      await this.rpc.call(DATABASE_PATTERNS.deleteForProject, ctx, { project_id: project.id });
+    } else if (
+      (await this.rpc.call(DATABASE_PATTERNS.countForProject, ctx, { project_id: project.id }))
+        .count > 0
+    ) {
       throw new DomainError(
         'PROJECT_NOT_EMPTY',
         `Project ${project.name} still has databases; delete them first or use ?force=true.`,

@@ -19,11 +19,6 @@ export interface AuthenticatedUser extends User {
   token_id: string;
 }
 
-/** auth.device.start: the client address counts for nothing but logs. */
-export interface DeviceStartRequest {
-  client_ip: string;
-}
-
 /** POST /auth/device. */
 export interface DeviceAuthorization {
   device_code: string;
@@ -39,32 +34,8 @@ export type DeviceTokenResult =
   | { status: 'slow_down'; interval: number }
   | { access_token: string; token_type: 'Bearer'; user: User };
 
-/** auth.device.verify: the form plus the address it came from. */
-export interface DeviceVerifyRequest {
-  user_code: string;
-  login: string;
-  email?: string;
-  action: 'approve' | 'deny';
-  client_ip: string;
-}
-
 /** What the verification page tells the person. */
 export interface DeviceVerifyResult {
   outcome: 'approved' | 'denied';
   login: string;
-}
-
-/** auth.token.verify. */
-export interface VerifyTokenRequest {
-  token: string;
-}
-
-/** auth.logout: the token of the calling request. */
-export interface LogoutRequest {
-  token_id: string;
-}
-
-/** auth.users.tiers: whose tiers to look up; unknown ids are left out of the answer. */
-export interface UserTiersRequest {
-  user_ids: string[];
 }

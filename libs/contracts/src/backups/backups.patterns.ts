@@ -1,19 +1,41 @@
+import { rpc } from '../catalogue.js';
+import { DatabaseIdRef, DatabaseRef } from '../databases/databases.messages.js';
+import type { Deleted } from '../projects/projects.types.js';
+import type { CreatedRestore, RestorePlan } from '../restores/restores.types.js';
+import { BackupIdRef, BackupRef, BackupRestoreRequest } from './backups.messages.js';
+import type { ArchiveBackup, Backup, CreatedBackup, DownloadLink } from './backups.types.js';
+
 /** Message patterns answered by backup-service. */
 export const BACKUP_PATTERNS = {
-  /** DatabaseRef -> {backups: Backup[]}, newest first. */
-  list: 'backups.list',
-  /** DatabaseRef -> CreatedBackup (status pending); needs the database running. */
-  create: 'backups.create',
-  /** BackupRef -> Backup. */
-  get: 'backups.get',
-  /** BackupRef -> DownloadLink (needs status completed). */
-  download: 'backups.download',
-  /** BackupRef -> Deleted: the object goes first, then the record. */
-  delete: 'backups.delete',
-  /** DatabaseIdRef -> {deleted: number}: every backup of a removed database (provisioner). */
-  deleteForDatabase: 'backups.delete-for-database',
-  /** DatabaseRef -> {backup_id}: an automated base backup for PITR's archive (pitr-worker). */
-  takeBase: 'backups.take-base',
-  /** DatabaseIdRef -> {backups: ArchiveBackup[]}: what PITR's window is built on (pitr-worker). */
-  forArchive: 'backups.for-archive',
+  /** Newest first. */
+  list: rpc<DatabaseRef, { backups: Backup[] }>('backups', 'backups.list', DatabaseRef),
+  /** Status pending; needs the database running. */
+  create: rpc<DatabaseRef, CreatedBackup>('backups', 'backups.create', DatabaseRef),
+  get: rpc<BackupRef, Backup>('backups', 'backups.get', BackupRef),
+  /** Needs status completed. */
+  download: rpc<BackupRef, DownloadLink>('backups', 'backups.download', BackupRef),
+  /** The object goes first, then the record. */
+  delete: rpc<BackupRef, Deleted>('backups', 'backups.delete', BackupRef),
+  /** Every backup of a removed database (provisioner). */
+  deleteForDatabase: rpc<DatabaseIdRef, { deleted: number }>(
+    'backups',
+    'backups.delete-for-database',
+    DatabaseIdRef,
+  ),
+  /** An automated base backup for PITR's archive (pitr-worker). */
+  takeBase: rpc<DatabaseRef, { backup_id: string }>('backups', 'backups.take-base', DatabaseRef),
+  /** What PITR's window is built on (pitr-worker). */
+  forArchive: rpc<DatabaseIdRef, { backups: ArchiveBackup[] }>(
+    'backups',
+    'backups.for-archive',
+    DatabaseIdRef,
+  ),
+  /** Checks the backup, asks the provisioner to restore it. */
+  restore: rpc<BackupRestoreRequest, CreatedRestore>(
+    'backups',
+    'backups.restore',
+    BackupRestoreRequest,
+  ),
+  /** A fresh download link for a completed backup (provisioner). */
+  restorePlan: rpc<BackupIdRef, RestorePlan>('backups', 'backups.restore-plan', BackupIdRef),
 } as const;

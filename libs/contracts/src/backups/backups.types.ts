@@ -42,12 +42,6 @@ export interface DownloadLink {
   expires_at: string;
 }
 
-/** A backup, named as the API names it. */
-export interface BackupRef {
-  project_id: string;
-  name: string;
-  backup_id: string;
-}
 /** A backup as pitr-worker sees it: where its WAL begins and ends, and on which timeline. */
 export interface ArchiveBackup {
   id: string;

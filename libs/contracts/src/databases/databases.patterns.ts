@@ -1,23 +1,55 @@
+import { EmptyDto, rpc } from '../catalogue.js';
+import type { Deleted } from '../projects/projects.types.js';
+import {
+  CreateDatabaseRequest,
+  DatabaseIdRef,
+  DatabaseRef,
+  ProjectRef,
+} from './databases.messages.js';
+import type {
+  BackupSource,
+  ConnectionDetails,
+  Database,
+  RunningDatabase,
+} from './databases.types.js';
+
 /** Message patterns answered by database-provisioner. */
 export const DATABASE_PATTERNS = {
-  /** CreateDatabaseRequest -> Database (status provisioning). */
-  create: 'databases.create',
-  /** ProjectRef -> {databases: Database[]}. */
-  list: 'databases.list',
-  /** DatabaseRef -> Database. */
-  get: 'databases.get',
-  /** DatabaseRef -> ConnectionDetails (needs status running). */
-  url: 'databases.url',
-  /** DatabaseRef -> Deleted. */
-  delete: 'databases.delete',
-  /** ProjectRef -> {count}: how many databases a project holds (for project-service). */
-  countForProject: 'databases.count-for-project',
-  /** ProjectRef -> {deleted: number}: removes every database of a project (forced project delete). */
-  deleteForProject: 'databases.delete-for-project',
-  /** {} -> {pem}: the deployment's CA certificate, which issues the servers' certificates. */
-  caCertificate: 'databases.ca-certificate',
-  /** DatabaseIdRef -> BackupSource (needs status running); between services only. */
-  backupSource: 'databases.backup-source',
-  /** {} -> {databases: RunningDatabase[]}: every running database, for schedules. */
-  running: 'databases.running',
+  /** A new database, status provisioning. */
+  create: rpc<CreateDatabaseRequest, Database>(
+    'databases',
+    'databases.create',
+    CreateDatabaseRequest,
+  ),
+  list: rpc<ProjectRef, { databases: Database[] }>('databases', 'databases.list', ProjectRef),
+  get: rpc<DatabaseRef, Database>('databases', 'databases.get', DatabaseRef),
+  /** Needs status running. */
+  url: rpc<DatabaseRef, ConnectionDetails>('databases', 'databases.url', DatabaseRef),
+  delete: rpc<DatabaseRef, Deleted>('databases', 'databases.delete', DatabaseRef),
+  /** How many databases a project holds (for project-service). */
+  countForProject: rpc<ProjectRef, { count: number }>(
+    'databases',
+    'databases.count-for-project',
+    ProjectRef,
+  ),
+  /** Removes every database of a project (forced project delete). */
+  deleteForProject: rpc<ProjectRef, { deleted: number }>(
+    'databases',
+    'databases.delete-for-project',
+    ProjectRef,
+  ),
+  /** The deployment's CA certificate, which issues the servers' certificates. */
+  caCertificate: rpc<EmptyDto, { pem: string }>('databases', 'databases.ca-certificate', EmptyDto),
+  /** How a backup or receiver reaches the server (needs status running); between services only. */
+  backupSource: rpc<DatabaseIdRef, BackupSource>(
+    'databases',
+    'databases.backup-source',
+    DatabaseIdRef,
+  ),
+  /** Every running database, for schedules. */
+  running: rpc<EmptyDto, { databases: RunningDatabase[] }>(
+    'databases',
+    'databases.running',
+    EmptyDto,
+  ),
 } as const;

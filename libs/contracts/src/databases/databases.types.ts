@@ -32,29 +32,6 @@ export interface ConnectionDetails {
   connection_string: string;
 }
 
-/** A project, named in a request for its databases. */
-export interface ProjectRef {
-  project_id: string;
-}
-
-/** A database, named as the API names it: by project and name. */
-export interface DatabaseRef {
-  project_id: string;
-  name: string;
-}
-
-/** A database, named by its id (between services). */
-export interface DatabaseIdRef {
-  database_id: string;
-}
-
-/** databases.create: the body and the project it goes to. */
-export interface CreateDatabaseRequest {
-  project_id: string;
-  name: string;
-  region?: string;
-  config?: Partial<DatabaseConfig>;
-}
 /**
  * databases.backup-source: how a backup reaches a running database's server over the
  * replication protocol (TLS, verified against the CA). Between services only: it holds

@@ -1,29 +1,64 @@
+import { rpc } from '../catalogue.js';
+import { DatabaseIdRef, DatabaseRef } from '../databases/databases.messages.js';
+import type { RestorePlan } from '../restores/restores.types.js';
+import {
+  DatabaseIdsRequest,
+  EnablePitrRequest,
+  PitrPlanRequest,
+  PitrRestoreRequest,
+  WalPageRequest,
+} from './pitr.messages.js';
+import type {
+  BackupsInUse,
+  CreatedPitrRestore,
+  DisabledPitr,
+  EnabledPitr,
+  PitrConfig,
+  RecoveryWindow,
+  WalArchivePage,
+  WalReceiverStatus,
+} from './pitr.types.js';
+
 /** Message patterns answered by pitr-worker (spec/decisions.md section 7). */
 export const PITR_PATTERNS = {
-  /** DatabaseRef -> PitrConfig; answers for a database that never had PITR too. */
-  config: 'pitr.config',
-  /** DatabaseRef & {retention_days} -> EnabledPitr: base backup taken, receiver `starting`. */
-  enable: 'pitr.enable',
-  /** DatabaseRef -> DisabledPitr: the receiver stops and its replication slot is dropped. */
-  disable: 'pitr.disable',
-  /** DatabaseRef & WalPageQuery -> WalArchivePage (completed segments, oldest first). */
-  wal: 'pitr.wal',
-  /** DatabaseRef -> RecoveryWindow. */
-  recoveryWindow: 'pitr.recovery-window',
-  /** DatabaseRef -> WalReceiverStatus. */
-  receiverStatus: 'pitr.receiver-status',
-  /** DatabaseRef -> WalReceiverStatus: a new receiver, with a new started_at and errors 0. */
-  restartReceiver: 'pitr.restart-receiver',
-  /** DatabaseRef & PitrRestoreDto -> CreatedPitrRestore: checks the target, asks the provisioner. */
-  restore: 'pitr.restore',
-  /** PitrPlanRequest -> RestorePlan: base backup, WAL segments and target (provisioner). */
-  restorePlan: 'pitr.restore-plan',
-  /** DatabaseIdRef -> {}: an in-place restore begins; the receiver stops (provisioner). */
-  pauseForRestore: 'pitr.pause-for-restore',
-  /** DatabaseIdRef -> {}: it ended; the receiver starts again, on a new archive if the data changed. */
-  resumeAfterRestore: 'pitr.resume-after-restore',
-  /** {database_ids} -> {keep_from}: per database, the time from which PITR needs its backups. */
-  backupsInUse: 'pitr.backups-in-use',
-  /** DatabaseIdRef -> {deleted: number}: the receiver stops and the WAL objects go (provisioner). */
-  deleteForDatabase: 'pitr.delete-for-database',
+  /** Answers for a database that never had PITR too. */
+  config: rpc<DatabaseRef, PitrConfig>('pitr', 'pitr.config', DatabaseRef),
+  /** Base backup taken, receiver `starting`. */
+  enable: rpc<EnablePitrRequest, EnabledPitr>('pitr', 'pitr.enable', EnablePitrRequest),
+  /** The receiver stops and its replication slot is dropped. */
+  disable: rpc<DatabaseRef, DisabledPitr>('pitr', 'pitr.disable', DatabaseRef),
+  /** Completed segments, oldest first. */
+  wal: rpc<WalPageRequest, WalArchivePage>('pitr', 'pitr.wal', WalPageRequest),
+  recoveryWindow: rpc<DatabaseRef, RecoveryWindow>('pitr', 'pitr.recovery-window', DatabaseRef),
+  receiverStatus: rpc<DatabaseRef, WalReceiverStatus>('pitr', 'pitr.receiver-status', DatabaseRef),
+  /** A new receiver, with a new started_at and errors 0. */
+  restartReceiver: rpc<DatabaseRef, WalReceiverStatus>(
+    'pitr',
+    'pitr.restart-receiver',
+    DatabaseRef,
+  ),
+  /** Checks the target, asks the provisioner. */
+  restore: rpc<PitrRestoreRequest, CreatedPitrRestore>('pitr', 'pitr.restore', PitrRestoreRequest),
+  /** Base backup, WAL segments and target (provisioner). */
+  restorePlan: rpc<PitrPlanRequest, RestorePlan>('pitr', 'pitr.restore-plan', PitrPlanRequest),
+  /** An in-place restore begins; the receiver stops (provisioner). */
+  pauseForRestore: rpc<DatabaseIdRef, object>('pitr', 'pitr.pause-for-restore', DatabaseIdRef),
+  /** It ended; the receiver starts again, on a new archive if the data changed. */
+  resumeAfterRestore: rpc<DatabaseIdRef, object>(
+    'pitr',
+    'pitr.resume-after-restore',
+    DatabaseIdRef,
+  ),
+  /** Per database, the time from which PITR needs its backups. */
+  backupsInUse: rpc<DatabaseIdsRequest, BackupsInUse>(
+    'pitr',
+    'pitr.backups-in-use',
+    DatabaseIdsRequest,
+  ),
+  /** The receiver stops and the WAL objects go (provisioner). */
+  deleteForDatabase: rpc<DatabaseIdRef, { deleted: number }>(
+    'pitr',
+    'pitr.delete-for-database',
+    DatabaseIdRef,
+  ),
 } as const;

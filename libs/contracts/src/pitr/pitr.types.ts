@@ -82,9 +82,3 @@ export interface CreatedPitrRestore {
   started_at: string;
   target_database?: string;
 }
-
-/** pitr.restore-plan: what the provisioner asks at each attempt of a PITR restore. */
-export interface PitrPlanRequest {
-  database_id: string;
-  target_time: string;
-}

@@ -1,3 +1,5 @@
+import { ValidateBy } from 'class-validator';
+
 /** ISO 8601 with a date, a time to the second, up to six decimals and a zone. */
 const ISO_TIME =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}:\d{2})$/;
@@ -37,4 +39,17 @@ export function fromMicros(micros: bigint): TargetTime {
 /** A JavaScript Date (milliseconds) as microseconds. */
 export function microsOf(date: Date): bigint {
   return BigInt(date.getTime()) * 1000n;
+}
+
+/** A property holding a timestamp parseTargetTime reads. */
+export function IsTargetTime(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isTargetTime',
+    validator: {
+      validate: (value: unknown) =>
+        typeof value === 'string' && parseTargetTime(value) !== undefined,
+      defaultMessage: () =>
+        '$property must be an ISO 8601 timestamp with a zone (up to microseconds)',
+    },
+  });
 }

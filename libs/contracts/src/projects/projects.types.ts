@@ -17,17 +17,6 @@ export interface Region {
   name: string;
 }
 
-/** projects.get. */
-export interface ProjectIdRequest {
-  id: string;
-}
-
-/** projects.delete. */
-export interface DeleteProjectRequest {
-  id: string;
-  force?: boolean;
-}
-
 /** The answer to every DELETE. */
 export interface Deleted {
   id: string;

@@ -2,7 +2,8 @@
 export type RestoreStatus = 'pending' | 'running' | 'completed' | 'failed';
 
 /** A restore from a base backup, or to a point in time. */
-export type RestoreKind = 'backup' | 'pitr';
+export const RESTORE_KINDS = ['backup', 'pitr'] as const;
+export type RestoreKind = (typeof RESTORE_KINDS)[number];
 
 /** A restore as the API lists and shows it (the database it ran on is the source). */
 export interface Restore {
@@ -27,27 +28,9 @@ export interface CreatedRestore {
   target_database?: string;
 }
 
-/** The optional body of a restore request. */
+/** Where a restore goes: in place, or into a new database of this name. */
 export interface RestoreOptions {
   target_database?: string;
-}
-
-/** restores.create: a restore of a database, asked for by backup-service (or pitr-worker). */
-export interface CreateRestoreRequest {
-  project_id: string;
-  /** The source database's name, as the API names it. */
-  name: string;
-  kind: RestoreKind;
-  backup_id?: string;
-  target_time?: string;
-  target_database?: string;
-}
-
-/** A restore, named as the API names it. */
-export interface RestoreRef {
-  project_id: string;
-  name: string;
-  restore_id: string;
 }
 
 /**

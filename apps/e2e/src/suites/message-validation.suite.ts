@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { RpcDef, ServiceName } from '@pgcloud/contracts';
+import {
+  AUTH_PATTERNS,
+  BACKUP_PATTERNS,
+  DATABASE_PATTERNS,
+  DomainError,
+  PITR_PATTERNS,
+  PROJECT_PATTERNS,
+  RESTORE_PATTERNS,
+  SERVICE_NAMES,
+  SERVICE_QUEUES,
+} from '@pgcloud/contracts';
+import type { Stack } from '@pgcloud/testing';
+import { getMetadataStorage } from 'class-validator';
+import { sharedStack } from '../support/shared-stack.js';
+
+const CATALOGUE: RpcDef<object, unknown>[] = [
+  AUTH_PATTERNS,
+  PROJECT_PATTERNS,
+  DATABASE_PATTERNS,
+  RESTORE_PATTERNS,
+  BACKUP_PATTERNS,
+  PITR_PATTERNS,
+].flatMap((patterns) => Object.values(patterns) as RpcDef<object, unknown>[]);
+
+/** The fields a declaration's request class names. */
+function fieldsOf(def: RpcDef<object, unknown>): string[] {
+  const rules = getMetadataStorage().getTargetValidationMetadatas(def.request, '', true, false);
+  return [...new Set(rules.map((rule) => rule.propertyName))];
+}
+
+/** Messages no declaration allows: each service must refuse them all, and live on. */
+function malformed(def: RpcDef<object, unknown>): [string, unknown][] {
+  const fields = fieldsOf(def);
+  const wrongTypes = Object.fromEntries(fields.map((field) => [field, { not: ['a value'] }]));
+  return [
+    ['an unknown field', { surprise: 1 }],
+    ['a payload that is no object', 'text'],
+    ['a payload that is a list', [1, 2]],
+    ...(fields.length > 0
+      ? [['every field of the wrong type', wrongTypes] as [string, unknown]]
+      : []),
+  ];
+}
+
+describe('every message pattern, sent malformed over the broker', () => {
+  let stack: Stack;
+  const clients = new Map<ServiceName, ReturnType<Stack['rawClient']>>();
+
+  before(async () => {
+    stack = await sharedStack();
+    for (const service of SERVICE_NAMES) clients.set(service, stack.rawClient(service, 10_000));
+  });
+
+  after(async () => {
+    await Promise.all([...clients.values()].map((client) => client.close()));
+  });
+
+  it('answers VALIDATION_ERROR to each, never another error, and logs the request id', async () => {
+    let sent = 0;
+    for (const def of CATALOGUE) {
+      for (const [what, payload] of malformed(def)) {
+        const requestId = `malformed-${def.pattern}-${sent++}`;
+        const ctx = { requestId, userId: 'user_aaaaaaaaaaaaaaaaaaaa', tier: 'free' as const };
+        const answer = await clients
+          .get(def.service)!
+          .send(def.pattern, ctx, payload)
+          .then(
+            () => undefined,
+            (err: unknown) => err,
+          );
+        assert.ok(
+          answer instanceof DomainError && answer.code === 'VALIDATION_ERROR',
+          `${def.pattern} with ${what}: ${answer instanceof DomainError ? answer.code : String(answer)}`,
+        );
+      }
+      // A context that is not one is refused the same way.
+      const answer = await clients
+        .get(def.service)!
+        .send(def.pattern, { requestId: 42 } as never, {})
+        .catch((err: unknown) => err);
+      assert.ok(answer instanceof DomainError && answer.code === 'VALIDATION_ERROR', def.pattern);
+    }
+    assert.ok(sent > 100, `${sent} malformed messages sent`);
+    // Each service logged its refusals with the request id, and still answers.
+    for (const service of SERVICE_NAMES) {
+      const log = await readFile(join(stack.logDir, `${SERVICE_QUEUES[service]}.log`), 'utf8');
+      const def = CATALOGUE.find((d) => d.service === service)!;
+      assert.match(
+        log,
+        new RegExp(
+          `\\[malformed-${def.pattern.replace('.', '\\.')}-\\d+\\] ${def.pattern} refused`,
+        ),
+      );
+    }
+    const health = await fetch(`${stack.baseUrl}/`);
+    const body = (await health.json()) as { data: { status: string } };
+    assert.equal(body.data.status, 'healthy');
+  });
+});

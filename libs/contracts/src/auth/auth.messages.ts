@@ -1,0 +1,36 @@
+import { IntersectionType } from '@nestjs/swagger';
+import { IsArray, IsString, MaxLength } from 'class-validator';
+import { IsIdOf } from '../message-rules.js';
+import { DeviceVerifyDto } from './auth.dto.js';
+
+/** The address a request came from; it counts for nothing but logs. */
+class ClientAddress {
+  @IsString()
+  @MaxLength(100)
+  client_ip: string;
+}
+
+/** auth.device.start. */
+export class DeviceStartRequest extends ClientAddress {}
+
+/** auth.device.verify: the form plus the address it came from. */
+export class DeviceVerifyRequest extends IntersectionType(DeviceVerifyDto, ClientAddress) {}
+
+/** auth.token.verify: the bearer token as it came (an unknown one is AUTH_REQUIRED). */
+export class VerifyTokenRequest {
+  @IsString()
+  token: string;
+}
+
+/** auth.logout: the token of the calling request. */
+export class LogoutRequest {
+  @IsString()
+  token_id: string;
+}
+
+/** auth.users.tiers: whose tiers to look up; unknown ids are left out of the answer. */
+export class UserTiersRequest {
+  @IsArray()
+  @IsIdOf('user', { each: true })
+  user_ids: string[];
+}

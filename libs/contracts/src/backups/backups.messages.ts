@@ -1,0 +1,19 @@
+import { IntersectionType } from '@nestjs/swagger';
+import { DatabaseRef } from '../databases/databases.messages.js';
+import { RestoreBackupDto } from '../databases/databases.dto.js';
+import { IsIdOf, IsRef } from '../message-rules.js';
+
+/** A backup, named as the API names it. */
+export class BackupRef extends DatabaseRef {
+  @IsRef()
+  backup_id: string;
+}
+
+/** backups.restore: the backup and where it goes (RestoreBackupDto's rules). */
+export class BackupRestoreRequest extends IntersectionType(BackupRef, RestoreBackupDto) {}
+
+/** backups.restore-plan: a backup by its id (between services). */
+export class BackupIdRef {
+  @IsIdOf('bkp')
+  backup_id: string;
+}

@@ -1,0 +1,28 @@
+import { IntersectionType } from '@nestjs/swagger';
+import { IsArray } from 'class-validator';
+import { DatabaseIdRef, DatabaseRef } from '../databases/databases.messages.js';
+import { IsIdOf } from '../message-rules.js';
+import { IsTargetTime } from './target-time.js';
+import { EnablePitrDto, PitrRestoreDto, WalPageQueryDto } from './pitr.dto.js';
+
+/** pitr.enable: the gateway's body and the database it names. */
+export class EnablePitrRequest extends IntersectionType(EnablePitrDto, DatabaseRef) {}
+
+/** pitr.wal: one page of the archive of the database it names. */
+export class WalPageRequest extends IntersectionType(WalPageQueryDto, DatabaseRef) {}
+
+/** pitr.restore: the target (and target_database) for the database it names. */
+export class PitrRestoreRequest extends IntersectionType(PitrRestoreDto, DatabaseRef) {}
+
+/** pitr.restore-plan: what the provisioner asks at each attempt of a PITR restore. */
+export class PitrPlanRequest extends DatabaseIdRef {
+  @IsTargetTime()
+  target_time: string;
+}
+
+/** pitr.backups-in-use: the databases whose kept backups are asked about. */
+export class DatabaseIdsRequest {
+  @IsArray()
+  @IsIdOf('db', { each: true })
+  database_ids: string[];
+}

@@ -1,0 +1,48 @@
+import { IsIn, IsNotIn, IsOptional, Matches } from 'class-validator';
+import { IsDatabaseName, RESERVED_DATABASE_NAMES } from '../databases/databases.dto.js';
+import { DatabaseRef } from '../databases/databases.messages.js';
+import { IsIdOf, IsRef } from '../message-rules.js';
+import { IsTargetTime } from '../pitr/target-time.js';
+import type { RestoreKind } from './restores.types.js';
+import { RESTORE_KINDS } from './restores.types.js';
+
+/** restores.create: a restore of a database, asked for by backup-service (or pitr-worker). */
+export class CreateRestoreRequest extends DatabaseRef {
+  @IsIn(RESTORE_KINDS)
+  kind: RestoreKind;
+
+  @IsOptional()
+  @IsIdOf('bkp')
+  backup_id?: string;
+
+  /** PITR: the moment to replay to, as pitr-worker resolved it. */
+  @IsOptional()
+  @IsTargetTime()
+  target_time?: string;
+
+  @IsOptional()
+  @IsDatabaseName()
+  @Matches(/^(?!pg_)/, { message: 'name must not start with pg_ (reserved by PostgreSQL)' })
+  @IsNotIn(RESERVED_DATABASE_NAMES, { message: 'name is reserved' })
+  target_database?: string;
+}
+
+/** restores.list: a database's restores, newest first. */
+export class RestoreListRequest extends DatabaseRef {
+  @IsOptional()
+  @IsIn(RESTORE_KINDS)
+  kind?: RestoreKind;
+}
+
+/** A restore, named as the API names it. */
+export class RestoreRef extends DatabaseRef {
+  @IsRef()
+  restore_id: string;
+}
+
+/** restores.get: one restore; RESTORE_NOT_FOUND for one of another kind. */
+export class RestoreGetRequest extends RestoreRef {
+  @IsOptional()
+  @IsIn(RESTORE_KINDS)
+  kind?: RestoreKind;
+}
