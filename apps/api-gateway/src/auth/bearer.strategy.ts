@@ -3,9 +3,9 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { AuthenticatedUser } from '@pgcloud/contracts';
 import { AUTH_PATTERNS, DomainError } from '@pgcloud/contracts';
 import { Strategy } from 'passport-http-bearer';
+import { RpcClient } from '@pgcloud/messaging';
 import type { GatewayRequest } from '../http/request-context.js';
 import { contextOf } from '../http/request-context.js';
-import { RpcClient } from '@pgcloud/messaging';
 import { TokenCache } from './token-cache.js';
 
 /** passport-http-bearer asking auth-service who holds the token. */

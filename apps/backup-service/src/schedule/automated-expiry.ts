@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '@pgcloud/contracts';
-import { BackupServiceConfig } from '../config.js';
-import { expiryOf } from './backup-schedule.js';
 import { AUTH_PATTERNS } from '@pgcloud/contracts';
 import { RpcClient } from '@pgcloud/messaging';
+import { BackupServiceConfig } from '../config.js';
+import { expiryOf } from './backup-schedule.js';
 
 /**
  * When automated backups expire, by their owners' tiers (spec/decisions.md section 6): the

@@ -4,6 +4,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { RequestContext, RunningDatabase } from '@pgcloud/contracts';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DataSource, In } from 'typeorm';
+import { DATABASE_PATTERNS, PITR_PATTERNS } from '@pgcloud/contracts';
+import { RpcClient } from '@pgcloud/messaging';
 import { BackupServiceConfig } from '../config.js';
 import { BackupEntity } from '../backups/backup.entity.js';
 import { BackupJobs } from '../backups/backup.jobs.js';
@@ -13,8 +15,6 @@ import { AutomatedExpiry } from './automated-expiry.js';
 import { scheduleSlot } from './backup-schedule.js';
 import type { ExpiredBackup } from './pitr-keep.js';
 import { neededByPitr } from './pitr-keep.js';
-import { DATABASE_PATTERNS, PITR_PATTERNS } from '@pgcloud/contracts';
-import { RpcClient } from '@pgcloud/messaging';
 
 // Every replica ticks; the one that takes this lock does the round, the others skip it.
 const SCHEDULE_LOCK = 'backups.schedule';

@@ -13,9 +13,9 @@ import type {
   RunningDatabase,
 } from '@pgcloud/contracts';
 import { DomainError, PROJECT_PATTERNS, isDatabaseName, newId } from '@pgcloud/contracts';
-import { DatabaseDriver, REPLICATION_ROLE } from '../drivers/database-driver.js';
 import { RpcClient, assertTimeLeft, requireUser } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
+import { DatabaseDriver, REPLICATION_ROLE } from '../drivers/database-driver.js';
 import { DataSource, In, Not, Repository } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { ProvisionerConfig } from '../config.js';

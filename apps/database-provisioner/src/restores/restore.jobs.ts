@@ -10,6 +10,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
+import { RpcClient } from '@pgcloud/messaging';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
 import { openCredentials } from '../credentials/sealed-credentials.js';
@@ -18,7 +19,6 @@ import { DatabaseJobs } from '../databases/database.jobs.js';
 import type { RestoreOutcome, RestoreSpec } from '../drivers/database-driver.js';
 import { CorruptArchiveError, DatabaseDriver } from '../drivers/database-driver.js';
 import { RestoreEntity } from './restore.entity.js';
-import { RpcClient } from '@pgcloud/messaging';
 
 const SCHEMA = 'provisioner';
 const RESTORE = 'database.restore';

@@ -3,12 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { RequestContext } from '@pgcloud/contracts';
 import { ObjectStore } from '@pgcloud/storage';
 import { DataSource } from 'typeorm';
+import { DATABASE_PATTERNS, BACKUP_PATTERNS } from '@pgcloud/contracts';
+import { RpcClient } from '@pgcloud/messaging';
 import { PrimarySession } from '../receivers/primary-session.js';
 import { ArchiveEntity } from './archive.entity.js';
 import { SegmentEntity } from './segment.entity.js';
 import { walPrefix } from './wal-keys.js';
-import { DATABASE_PATTERNS, BACKUP_PATTERNS } from '@pgcloud/contracts';
-import { RpcClient } from '@pgcloud/messaging';
 
 /**
  * Begins a database's archive: what an earlier archive left goes, then the replication slot, so the WAL from then on is

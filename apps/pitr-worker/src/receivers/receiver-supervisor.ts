@@ -6,12 +6,12 @@ import { queryRows, resolveOsUser } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
 import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
+import { RpcClient } from '@pgcloud/messaging';
 import { RECEIVER_ACTIVE } from '../archive/archive.entity.js';
 import { ArchiveStarter } from '../archive/archive-starter.js';
 import { PitrWorkerConfig } from '../config.js';
 import { Spool } from './spool.js';
 import { WalReceiver } from './wal-receiver.js';
-import { RpcClient } from '@pgcloud/messaging';
 
 const TICK_MS = 1000;
 

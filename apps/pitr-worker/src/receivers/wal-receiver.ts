@@ -9,6 +9,7 @@ import { open, readFile, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
+import type { RpcClient } from '@pgcloud/messaging';
 import { ArchiveEntity, RECEIVER_ACTIVE } from '../archive/archive.entity.js';
 import type { ArchiveStarter } from '../archive/archive-starter.js';
 import { coveredUntil } from '../archive/recovery-window.js';
@@ -18,7 +19,6 @@ import type { PrimarySample } from './primary-session.js';
 import type { ReceivewalProcess } from './receivewal-process.js';
 import { startReceivewal } from './receivewal-process.js';
 import type { Spool } from './spool.js';
-import type { RpcClient } from '@pgcloud/messaging';
 
 const PARTIAL = '.partial';
 const MAX_BACKOFF_MS = 30_000;

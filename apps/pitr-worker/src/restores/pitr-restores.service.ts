@@ -20,13 +20,13 @@ import { segmentName, segmentOf, segmentStart } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
+import { RpcClient } from '@pgcloud/messaging';
 import { ArchiveEntity } from '../archive/archive.entity.js';
 import { PitrService } from '../archive/pitr.service.js';
 import type { BaseBackup } from '../archive/recovery-window.js';
 import { baseBackupsOf } from '../archive/recovery-window.js';
 import { SegmentEntity } from '../archive/segment.entity.js';
 import { partialKey } from '../archive/wal-keys.js';
-import { RpcClient } from '@pgcloud/messaging';
 
 // Links in a plan are used at once by the attempt that asked for it; a retry asks anew.
 const LINK_SECONDS = 3600;

@@ -5,14 +5,14 @@ import type { RequestContext } from '@pgcloud/contracts';
 import { parseSegmentName, segmentOf } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
 import { DataSource } from 'typeorm';
+import { BACKUP_PATTERNS } from '@pgcloud/contracts';
+import { RpcClient } from '@pgcloud/messaging';
 import { ArchiveEntity, heldFrom } from '../archive/archive.entity.js';
 import { PitrService } from '../archive/pitr.service.js';
 import { baseBackupsOf, windowBase } from '../archive/recovery-window.js';
 import { SegmentEntity } from '../archive/segment.entity.js';
 import { walPrefix } from '../archive/wal-keys.js';
 import { PitrWorkerConfig } from '../config.js';
-import { BACKUP_PATTERNS } from '@pgcloud/contracts';
-import { RpcClient } from '@pgcloud/messaging';
 
 // Every replica ticks; the one that takes this lock sweeps, the others skip the round.
 const SWEEP_LOCK = 'pitr.retention';
