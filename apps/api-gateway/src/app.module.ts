@@ -9,7 +9,7 @@ import {
   HttpErrorFilter,
 } from '@pgcloud/http';
 import express from 'express';
-import { SERVICE_NAMES } from '@pgcloud/contracts';
+import { SERVICE_CALLS } from '@pgcloud/contracts';
 import { RpcClient } from '@pgcloud/messaging';
 import { AuthController } from './auth/auth.controller.js';
 import { BackupsController } from './backups/backups.controller.js';
@@ -89,7 +89,7 @@ export class AppModule implements NestModule {
           provide: RpcClient,
           useFactory: () =>
             new RpcClient(config, {
-              calls: SERVICE_NAMES,
+              calls: SERVICE_CALLS['api-gateway'],
               timeoutMs: config.RPC_TIMEOUT_MS,
               atEdge: true,
             }),

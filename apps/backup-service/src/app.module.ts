@@ -1,6 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { SERVICE_CALLS } from '@pgcloud/contracts';
 import { EventPublisher, HealthController, SERVICE_NAME, RpcClient } from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ObjectStore, objectStoreOptions } from '@pgcloud/storage';
@@ -38,7 +39,7 @@ export class AppModule {
           provide: RpcClient,
           useFactory: () =>
             new RpcClient(config, {
-              calls: ['databases', 'auth', 'pitr'],
+              calls: SERVICE_CALLS['backup-service'],
               timeoutMs: config.RPC_TIMEOUT_MS,
             }),
         },

@@ -1,5 +1,6 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
+import { SERVICE_CALLS } from '@pgcloud/contracts';
 import { HealthController, SERVICE_NAME, RpcClient } from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ObjectStore, objectStoreOptions } from '@pgcloud/storage';
@@ -36,7 +37,7 @@ export class AppModule {
           provide: RpcClient,
           useFactory: () =>
             new RpcClient(config, {
-              calls: ['databases', 'backups'],
+              calls: SERVICE_CALLS['pitr-worker'],
               timeoutMs: config.RPC_TIMEOUT_MS,
             }),
         },

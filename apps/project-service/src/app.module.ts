@@ -1,6 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { SERVICE_CALLS } from '@pgcloud/contracts';
 import { EventPublisher, HealthController, SERVICE_NAME, RpcClient } from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ProjectServiceConfig } from './config.js';
@@ -32,7 +33,10 @@ export class AppModule {
         {
           provide: RpcClient,
           useFactory: () =>
-            new RpcClient(config, { calls: ['databases'], timeoutMs: config.RPC_TIMEOUT_MS }),
+            new RpcClient(config, {
+              calls: SERVICE_CALLS['project-service'],
+              timeoutMs: config.RPC_TIMEOUT_MS,
+            }),
         },
         { provide: ProjectServiceConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'project-service' },

@@ -5,6 +5,7 @@ export * from './ids.js';
 export * from './context.js';
 export * from './catalogue.js';
 export * from './message-rules.js';
+export * from './service-graph.js';
 export * from './auth/auth.messages.js';
 export * from './auth/auth.patterns.js';
 export * from './auth/auth.dto.js';
