@@ -41,7 +41,7 @@ function calledBy(app: AppName): Set<ServiceName> {
   for (const file of sources(join(ROOT, 'apps', app, 'src'))) {
     const text = readFileSync(file, 'utf8');
     for (const [, group, name] of text.matchAll(/\.call\(\s*([A-Z_]+)\.(\w+)/g)) {
-      const def = CATALOGUE[group!]?.[name!];
+      const def = CATALOGUE[group]?.[name];
       assert.ok(def, `${file} calls ${group}.${name}, which the catalogue does not declare`);
       called.add(def.service);
     }
@@ -80,6 +80,6 @@ describe('the call graph', () => {
     const rows = readmeCalls();
     assert.deepEqual(Object.keys(rows).sort(), Object.keys(SERVICE_CALLS).sort());
     for (const [app, calls] of Object.entries(SERVICE_CALLS))
-      assert.deepEqual(rows[app]!.sort(), [...calls].sort(), `README's row of ${app}`);
+      assert.deepEqual(rows[app].sort(), [...calls].sort(), `README's row of ${app}`);
   });
 });
