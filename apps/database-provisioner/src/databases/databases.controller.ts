@@ -71,5 +71,5 @@ export class DatabasesController {
 }
 
 function refOf(body: DatabaseRef): DatabaseRef {
-  return { project_id: body.project_id, name: String(body.name) };
+  return { project_id: body.project_id, name: body.name };
 }

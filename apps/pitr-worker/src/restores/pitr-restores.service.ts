@@ -109,9 +109,9 @@ export class PitrRestores {
 
   /** For the provisioner, at each attempt: fresh links to the base backup and the WAL. */
   async plan(ctx: RequestContext, request: PitrPlanRequest): Promise<RestorePlan> {
-    const target = parseTargetTime(String(request.target_time));
+    const target = parseTargetTime(request.target_time);
     if (!target) throw new DomainError('VALIDATION_ERROR', 'target_time is malformed.');
-    const archive = await this.caughtUp(String(request.database_id), target.micros);
+    const archive = await this.caughtUp(request.database_id, target.micros);
     if (archive.startLsn === null || archive.timeline === null) throw notEnabled();
     const base = (await this.basesOf(ctx, archive))
       .filter((b) => microsOf(b.completedAt) <= target.micros)
