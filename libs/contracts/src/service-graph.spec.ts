@@ -3,28 +3,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import type { RpcDef, ServiceName } from './index.js';
-import {
-  AUTH_PATTERNS,
-  BACKUP_PATTERNS,
-  DATABASE_PATTERNS,
-  PITR_PATTERNS,
-  PROJECT_PATTERNS,
-  RESTORE_PATTERNS,
-  SERVICE_CALLS,
-} from './index.js';
+import type { ServiceName } from './index.js';
+import { PATTERN_GROUPS, SERVICE_CALLS } from './index.js';
 import type { AppName } from './service-graph.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-const CATALOGUE: Record<string, Record<string, RpcDef<object, unknown>>> = {
-  AUTH_PATTERNS,
-  PROJECT_PATTERNS,
-  DATABASE_PATTERNS,
-  RESTORE_PATTERNS,
-  BACKUP_PATTERNS,
-  PITR_PATTERNS,
-};
 
 function sources(dir: string, found: string[] = []): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -41,7 +24,7 @@ function calledBy(app: AppName): Set<ServiceName> {
   for (const file of sources(join(ROOT, 'apps', app, 'src'))) {
     const text = readFileSync(file, 'utf8');
     for (const [, group, name] of text.matchAll(/\.call\(\s*([A-Z_]+)\.(\w+)/g)) {
-      const def = CATALOGUE[group]?.[name];
+      const def = PATTERN_GROUPS[group]?.[name];
       assert.ok(def, `${file} calls ${group}.${name}, which the catalogue does not declare`);
       called.add(def.service);
     }

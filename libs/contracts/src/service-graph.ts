@@ -1,5 +1,27 @@
+import { AUTH_PATTERNS } from './auth/auth.patterns.js';
+import { BACKUP_PATTERNS } from './backups/backups.patterns.js';
+import type { RpcDef } from './catalogue.js';
 import type { ServiceName } from './context.js';
 import { SERVICE_NAMES } from './context.js';
+import { DATABASE_PATTERNS } from './databases/databases.patterns.js';
+import { PITR_PATTERNS } from './pitr/pitr.patterns.js';
+import { PROJECT_PATTERNS } from './projects/projects.patterns.js';
+import { RESTORE_PATTERNS } from './restores/restores.patterns.js';
+
+/** Every group of declared patterns, by the name code refers to it with. */
+export const PATTERN_GROUPS: Record<string, Record<string, RpcDef<object, unknown>>> = {
+  AUTH_PATTERNS,
+  PROJECT_PATTERNS,
+  DATABASE_PATTERNS,
+  RESTORE_PATTERNS,
+  BACKUP_PATTERNS,
+  PITR_PATTERNS,
+};
+
+/** Every declared pattern. */
+export const ALL_PATTERNS: RpcDef<object, unknown>[] = Object.values(PATTERN_GROUPS).flatMap(
+  (group) => Object.values(group),
+);
 
 /** The cloud's processes. */
 export type AppName =
