@@ -2,14 +2,13 @@ import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type {
   Backup,
-  BackupRef,
   CreatedBackup,
   CreatedRestore,
   Deleted,
   DownloadLink,
   RequestContext,
 } from '@pgcloud/contracts';
-import { BACKUP_PATTERNS, RestoreBackupDto } from '@pgcloud/contracts';
+import { BACKUP_PATTERNS, BackupRef, RestoreBackupDto } from '@pgcloud/contracts';
 import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
 import { IDEMPOTENT_ROUTE_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';

@@ -2,22 +2,22 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type {
   CreatedPitrRestore,
-  DatabaseRef,
   DisabledPitr,
   EnabledPitr,
   PitrConfig,
   RecoveryWindow,
   RequestContext,
   Restore,
-  RestoreRef,
   WalArchivePage,
   WalReceiverStatus,
 } from '@pgcloud/contracts';
 import {
+  DatabaseRef,
   EnablePitrDto,
   PITR_PATTERNS,
   PitrRestoreDto,
   RESTORE_PATTERNS,
+  RestoreRef,
   WalPageQueryDto,
 } from '@pgcloud/contracts';
 import { RpcClient } from '@pgcloud/messaging';

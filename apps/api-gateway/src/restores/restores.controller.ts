@@ -1,7 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Restore, RestoreRef, RequestContext } from '@pgcloud/contracts';
-import { RESTORE_PATTERNS } from '@pgcloud/contracts';
+import type { Restore, RequestContext } from '@pgcloud/contracts';
+import { RESTORE_PATTERNS, RestoreRef } from '@pgcloud/contracts';
 import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
 import {
