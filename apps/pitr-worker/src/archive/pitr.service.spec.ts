@@ -26,6 +26,11 @@ const DAY_SECONDS = 60;
 
 const expectCode = (code: string) => (err: unknown) =>
   err instanceof DomainError && err.code === code;
+/** A fake's side effect, answered as the real method answers: a resolved promise. */
+const act = (effect: () => unknown): Promise<void> => {
+  effect();
+  return Promise.resolve();
+};
 
 /** The provisioner, pitr's tables, S3, the primary and the clock, in memory. */
 class World {
@@ -92,30 +97,18 @@ class World {
         this.addArchive(e.databaseId, { retentionDays: e.retentionDays, startLsn: null });
         return Promise.resolve(true);
       },
-      abandonStart: (id: string) => {
-        Object.assign(row(id) ?? {}, { enabled: false, slotToDrop: true });
-        return Promise.resolve();
-      },
-      setRetention: (id: string, retentionDays: number) => {
-        this.events.push(`retention ${id} ${retentionDays}`);
-        Object.assign(row(id) ?? {}, { retentionDays });
-        return Promise.resolve();
-      },
+      abandonStart: (id: string) =>
+        act(() => Object.assign(row(id) ?? {}, { enabled: false, slotToDrop: true })),
+      setRetention: (id: string, retentionDays: number) =>
+        act(() => this.events.push(`retention ${id} ${retentionDays}`)),
       disable: (id: string) => {
         const found = row(id);
         if (!found?.enabled) return Promise.resolve(false);
         Object.assign(found, { enabled: false, slotToDrop: true });
         return Promise.resolve(true);
       },
-      disableForRemoval: (id: string) => {
-        this.events.push(`disable ${id}`);
-        Object.assign(row(id) ?? {}, { enabled: false });
-        return Promise.resolve();
-      },
-      slotDropped: (id: string) => {
-        Object.assign(row(id) ?? {}, { slotToDrop: false });
-        return Promise.resolve();
-      },
+      disableForRemoval: (id: string) => act(() => this.events.push(`disable ${id}`)),
+      slotDropped: (id: string) => act(() => Object.assign(row(id) ?? {}, { slotToDrop: false })),
       enabledAmong: (ids: string[]) => {
         this.events.push('enabledAmong');
         return Promise.resolve(
@@ -127,11 +120,7 @@ class World {
         await work({} as EntityManager);
         this.events.push('commit');
       },
-      delete: (id: string) => {
-        this.events.push(`delete archive ${id}`);
-        this.archives.delete(id);
-        return Promise.resolve();
-      },
+      delete: (id: string) => act(() => this.events.push(`delete archive ${id}`)),
     };
     const segments = {
       page: (listing: SegmentListing, cursor: string | undefined, limit: number) => {
@@ -144,14 +133,9 @@ class World {
           sizeBytes: all.reduce((sum, s) => sum + s.sizeBytes, 0),
         });
       },
-      deleteAll: (id: string) => {
-        this.events.push(`delete segment records of ${id}`);
-        return Promise.resolve();
-      },
+      deleteAll: (id: string) => act(() => this.events.push(`delete segment records of ${id}`)),
     };
-    const leases = {
-      isHeld: () => Promise.resolve(this.heldFor-- > 0),
-    };
+    const leases = { isHeld: () => Promise.resolve(this.heldFor-- > 0) };
     const starter = {
       start: (_ctx: RequestContext, id: string) => {
         if (this.startError) return Promise.reject(this.startError);
@@ -170,19 +154,13 @@ class World {
     const sessions = {
       open: () =>
         Promise.resolve({
-          dropSlot: () => {
-            this.events.push('drop slot');
-            return Promise.resolve();
-          },
+          dropSlot: () => act(() => this.events.push('drop slot')),
           close: () => Promise.resolve(),
         }),
     };
     const clock = {
       now: () => this.time,
-      sleep: (ms: number) => {
-        this.time += ms;
-        return Promise.resolve();
-      },
+      sleep: (ms: number) => act(() => (this.time += ms)),
     };
     return new PitrService(
       archives as unknown as ArchiveRepository,
