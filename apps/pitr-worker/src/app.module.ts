@@ -5,15 +5,22 @@ import { HealthController, SERVICE_NAME, RpcClient } from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ObjectStore, objectStoreOptions } from '@pgcloud/storage';
 import { ArchiveEntity } from './archive/archive.entity.js';
+import { ArchiveRepository } from './archive/archive.repository.js';
 import { ArchiveStarter } from './archive/archive-starter.js';
 import { PitrController } from './archive/pitr.controller.js';
 import { PitrService } from './archive/pitr.service.js';
+import { ReceiverLeases } from './archive/receiver-leases.js';
+import { ReceiverProgress } from './archive/receiver-progress.js';
 import { SegmentEntity } from './archive/segment.entity.js';
+import { SegmentRepository } from './archive/segment.repository.js';
+import { Clock } from './clock.js';
 import { PitrWorkerConfig } from './config.js';
 import { CreatePitr1763900000000 } from './migrations/1763900000000-create-pitr.js';
+import { PrimarySessions } from './receivers/primary-session.js';
 import { ReceiverSupervisor } from './receivers/receiver-supervisor.js';
 import { PitrRestores } from './restores/pitr-restores.service.js';
 import { RetentionSweep } from './retention/retention-sweep.js';
+import { SweepLock } from './retention/sweep-lock.js';
 
 export const PITR_SCHEMA = 'pitr';
 
@@ -33,6 +40,9 @@ export class AppModule {
       ],
       controllers: [PitrController, HealthController],
       providers: [
+        { provide: PitrWorkerConfig, useValue: config },
+        { provide: SERVICE_NAME, useValue: 'pitr-worker' },
+        { provide: ObjectStore, useValue: new ObjectStore(objectStoreOptions(config)) },
         {
           provide: RpcClient,
           useFactory: () =>
@@ -41,9 +51,13 @@ export class AppModule {
               timeoutMs: config.RPC_TIMEOUT_MS,
             }),
         },
-        { provide: PitrWorkerConfig, useValue: config },
-        { provide: SERVICE_NAME, useValue: 'pitr-worker' },
-        { provide: ObjectStore, useValue: new ObjectStore(objectStoreOptions(config)) },
+        ArchiveRepository,
+        SegmentRepository,
+        ReceiverLeases,
+        ReceiverProgress,
+        SweepLock,
+        PrimarySessions,
+        Clock,
         ArchiveStarter,
         PitrService,
         PitrRestores,

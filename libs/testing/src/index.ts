@@ -20,3 +20,4 @@ export * from './bench-database.js';
 export * from './backup-archive.js';
 export * from './eventually.js';
 export * from './tcp-proxy.js';
+export * from './fake-rpc-client.js';

@@ -112,7 +112,8 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
     this.runner.wake();
   }
 
-  private async take(job: Job<BackupJobPayload>): Promise<void> {
+  /** One attempt at a backup job (the runner's handler; its spec calls it directly). */
+  async take(job: Job<BackupJobPayload>): Promise<void> {
     const ctx: RequestContext = { requestId: job.payload.request_id };
     const repository = this.dataSource.getRepository(BackupEntity);
     const id = job.payload.backup_id;
@@ -206,7 +207,8 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 
-  private async failed(
+  /** A backup job given up on (the runner's onFailed, in its transaction). */
+  async failed(
     job: FailedJob<BackupJobPayload>,
     { kind, reason }: JobFailure,
     manager: EntityManager,

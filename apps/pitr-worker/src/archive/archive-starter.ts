@@ -1,13 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { RequestContext } from '@pgcloud/contracts';
-import { ObjectStore } from '@pgcloud/storage';
-import { DataSource } from 'typeorm';
 import { DATABASE_PATTERNS, BACKUP_PATTERNS } from '@pgcloud/contracts';
 import { RpcClient } from '@pgcloud/messaging';
-import { PrimarySession } from '../receivers/primary-session.js';
-import { ArchiveEntity } from './archive.entity.js';
-import { SegmentEntity } from './segment.entity.js';
+import type { RequestContext } from '@pgcloud/contracts';
+import { ObjectStore } from '@pgcloud/storage';
+import { PrimarySessions } from '../receivers/primary-session.js';
+import type { ArchiveEntity } from './archive.entity.js';
+import { ArchiveRepository } from './archive.repository.js';
+import { SegmentRepository } from './segment.repository.js';
 import { walPrefix } from './wal-keys.js';
 
 /**
@@ -21,28 +20,27 @@ export class ArchiveStarter {
 
   constructor(
     private readonly rpc: RpcClient,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly archives: ArchiveRepository,
+    private readonly segments: SegmentRepository,
     private readonly store: ObjectStore,
+    private readonly sessions: PrimarySessions,
   ) {}
 
   /** Starts the archive unless it has begun; answers the row as it now is. */
   async start(ctx: RequestContext, databaseId: string): Promise<ArchiveEntity> {
-    return this.dataSource.transaction(async (manager) => {
-      const archive = await manager.findOne(ArchiveEntity, {
-        where: { databaseId },
-        lock: { mode: 'pessimistic_write' },
-      });
+    return this.archives.transaction(async (manager) => {
+      const archive = await this.archives.lockForStart(databaseId, manager);
       if (!archive) throw new Error(`PITR of ${databaseId} is gone`);
       if (!archive.enabled || archive.startLsn !== null) return archive;
       // An earlier archive of the database (before a disable, or an in-place restore) is
       // no longer offered; its WAL goes, so a timeline number used again cannot mix with it.
       await this.store.deletePrefix(walPrefix(archive.projectId, databaseId));
-      await manager.delete(SegmentEntity, { databaseId });
+      await this.segments.deleteAll(databaseId, manager);
       const owner: RequestContext = { ...ctx, userId: archive.ownerId };
       const source = await this.rpc.call(DATABASE_PATTERNS.backupSource, owner, {
         database_id: databaseId,
       });
-      const session = await PrimarySession.open(source);
+      const session = await this.sessions.open(source);
       try {
         const slot = await session.createSlot();
         const baseBackupId = (
@@ -57,7 +55,7 @@ export class ArchiveStarter {
           archivedLsn: slot.lsn,
           baseBackupId,
         });
-        await manager.save(archive);
+        await this.archives.saveStarted(archive, manager);
         this.logger.log(
           `[${ctx.requestId}] archive of ${databaseId} begins on timeline ${slot.timeline}; ` +
             `base backup ${baseBackupId}`,

@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import type { BackupSource } from '@pgcloud/contracts';
 import { formatLsn, parseLsn } from '@pgcloud/postgres';
 import pg from 'pg';
@@ -129,6 +130,14 @@ export class PrimarySession {
       flushed: row.flushed === null ? null : parseLsn(row.flushed),
       streaming: row.state === 'streaming',
     };
+  }
+}
+
+/** Opens sessions on databases' servers: the one way in, so a unit spec can replace it. */
+@Injectable()
+export class PrimarySessions {
+  open(source: BackupSource): Promise<PrimarySession> {
+    return PrimarySession.open(source);
   }
 }
 

@@ -1,15 +1,19 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { RpcClient } from '@pgcloud/messaging';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { OsUser } from '@pgcloud/postgres';
-import { queryRows, resolveOsUser } from '@pgcloud/postgres';
+import { resolveOsUser } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
 import { hostname } from 'node:os';
-import { DataSource } from 'typeorm';
-import { RpcClient } from '@pgcloud/messaging';
-import { RECEIVER_ACTIVE } from '../archive/archive.entity.js';
+import { ArchiveRepository } from '../archive/archive.repository.js';
 import { ArchiveStarter } from '../archive/archive-starter.js';
+import { ReceiverLeases } from '../archive/receiver-leases.js';
+import { ReceiverProgress } from '../archive/receiver-progress.js';
+import { SegmentRepository } from '../archive/segment.repository.js';
+import { Clock } from '../clock.js';
 import { PitrWorkerConfig } from '../config.js';
+import { PrimarySessions } from './primary-session.js';
+import { startReceivewal } from './receivewal-process.js';
 import { Spool } from './spool.js';
 import { WalReceiver } from './wal-receiver.js';
 
@@ -34,9 +38,14 @@ export class ReceiverSupervisor implements OnApplicationBootstrap, OnApplication
 
   constructor(
     private readonly rpc: RpcClient,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly leases: ReceiverLeases,
+    private readonly progress: ReceiverProgress,
+    private readonly archives: ArchiveRepository,
+    private readonly segments: SegmentRepository,
     private readonly store: ObjectStore,
     private readonly starter: ArchiveStarter,
+    private readonly sessions: PrimarySessions,
+    private readonly clock: Clock,
     private readonly config: PitrWorkerConfig,
   ) {}
 
@@ -57,23 +66,18 @@ export class ReceiverSupervisor implements OnApplicationBootstrap, OnApplication
     await Promise.all([...this.receivers.values()].map((r) => r.stop()));
     this.receivers.clear();
     await Promise.all(this.stopping.values());
-    await this.dataSource
-      .query(`UPDATE pitr.archives SET lease_owner = NULL WHERE lease_owner = $1`, [this.workerId])
-      .catch(() => undefined);
+    await this.leases.releaseAll(this.workerId).catch(() => undefined);
     await this.spool?.removeAll();
   }
 
   private async tick(): Promise<void> {
     try {
-      await this.renew();
-      const rows = await queryRows<{ database_id: string; active: boolean }>(
-        this.dataSource,
-        `SELECT database_id, ${RECEIVER_ACTIVE} AS active FROM pitr.archives
-          WHERE lease_owner = $1`,
-        [this.workerId],
-      );
-      const held = new Set(rows.filter((r) => r.active).map((r) => r.database_id));
-      for (const row of rows) if (!row.active) this.retire(row.database_id, true);
+      // A row another transaction has locked (an archive being started) is renewed on the
+      // next tick rather than waited for.
+      await this.leases.renew(this.workerId, this.config.PITR_LEASE_SECONDS);
+      const leases = await this.leases.heldBy(this.workerId);
+      const held = new Set(leases.filter((l) => l.active).map((l) => l.databaseId));
+      for (const lease of leases) if (!lease.active) this.retire(lease.databaseId, true);
       for (const id of this.receivers.keys()) if (!held.has(id)) this.retire(id, false);
       for (const id of await this.claim(held.size)) held.add(id);
       for (const id of held)
@@ -81,20 +85,6 @@ export class ReceiverSupervisor implements OnApplicationBootstrap, OnApplication
     } catch (err) {
       this.logger.warn(`lease round failed: ${String(err)}`);
     }
-  }
-
-  /**
-   * Renews the leases of this replica; a row another transaction has locked (an archive
-   * being started) is renewed on the next tick rather than waited for.
-   */
-  private async renew(): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE pitr.archives SET lease_expires_at = now() + make_interval(secs => $2)
-        WHERE database_id IN (SELECT database_id FROM pitr.archives
-                               WHERE lease_owner = $1 AND ${RECEIVER_ACTIVE}
-                               FOR UPDATE SKIP LOCKED)`,
-      [this.workerId, this.config.PITR_LEASE_SECONDS],
-    );
   }
 
   /**
@@ -109,11 +99,7 @@ export class ReceiverSupervisor implements OnApplicationBootstrap, OnApplication
     const stopped = (receiver?.stop() ?? Promise.resolve())
       .then(async () => {
         if (!release) return;
-        await this.dataSource.query(
-          `UPDATE pitr.archives SET lease_owner = NULL, lease_expires_at = NULL
-            WHERE database_id = $1 AND lease_owner = $2 AND NOT (${RECEIVER_ACTIVE})`,
-          [databaseId, this.workerId],
-        );
+        await this.leases.releaseStopped(databaseId, this.workerId);
         this.logger.log(
           `receiver of ${databaseId} stopped: PITR is off, or the database is restoring`,
         );
@@ -129,36 +115,29 @@ export class ReceiverSupervisor implements OnApplicationBootstrap, OnApplication
   private async claim(holding: number): Promise<string[]> {
     const room = this.config.PITR_MAX_RECEIVERS - holding;
     if (room <= 0) return [];
-    const rows = await queryRows<{ database_id: string; previous: string | null }>(
-      this.dataSource,
-      `WITH free AS (
-         SELECT database_id, lease_owner FROM pitr.archives
-          WHERE ${RECEIVER_ACTIVE} AND (lease_owner IS NULL OR lease_expires_at < now())
-          ORDER BY database_id LIMIT $3 FOR UPDATE SKIP LOCKED)
-       UPDATE pitr.archives a
-          SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2),
-              receiver_status = 'starting', receiver_started_at = now(), receiver_errors = 0,
-              bytes_received = 0
-         FROM free WHERE a.database_id = free.database_id
-       RETURNING a.database_id, free.lease_owner AS previous`,
-      [this.workerId, this.config.PITR_LEASE_SECONDS, room],
-    );
-    for (const row of rows)
+    const claimed = await this.leases.claim(this.workerId, this.config.PITR_LEASE_SECONDS, room);
+    for (const lease of claimed)
       this.logger.log(
-        `receiver of ${row.database_id} claimed` +
-          (row.previous ? ` from ${row.previous}, whose lease ran out` : ''),
+        `receiver of ${lease.databaseId} claimed` +
+          (lease.previous ? ` from ${lease.previous}, whose lease ran out` : ''),
       );
-    return rows.map((r) => r.database_id);
+    return claimed.map((l) => l.databaseId);
   }
 
   private launch(databaseId: string): void {
     if (!this.osUser || !this.spool) return;
     const receiver = new WalReceiver(databaseId, {
-      dataSource: this.dataSource,
+      archives: this.archives,
+      leases: this.leases,
+      progress: this.progress,
+      segments: this.segments,
       store: this.store,
       rpc: this.rpc,
       starter: this.starter,
+      sessions: this.sessions,
       spool: this.spool,
+      clock: this.clock,
+      startReceivewal,
       osUser: this.osUser,
       pgBinDir: this.config.pgBinDir,
       workerId: this.workerId,

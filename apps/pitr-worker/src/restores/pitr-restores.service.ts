@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
+import { RESTORE_PATTERNS, BACKUP_PATTERNS } from '@pgcloud/contracts';
+import { RpcClient } from '@pgcloud/messaging';
 import type {
   CreatedPitrRestore,
   DatabaseRef,
@@ -8,24 +9,16 @@ import type {
   RequestContext,
   RestorePlan,
 } from '@pgcloud/contracts';
-import {
-  BACKUP_PATTERNS,
-  DomainError,
-  RESTORE_PATTERNS,
-  fromMicros,
-  microsOf,
-  parseTargetTime,
-} from '@pgcloud/contracts';
+import { DomainError, fromMicros, microsOf, parseTargetTime } from '@pgcloud/contracts';
 import { segmentName, segmentOf, segmentStart } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource } from 'typeorm';
-import { RpcClient } from '@pgcloud/messaging';
-import { ArchiveEntity } from '../archive/archive.entity.js';
+import type { ArchiveEntity } from '../archive/archive.entity.js';
+import { ArchiveRepository } from '../archive/archive.repository.js';
 import { PitrService } from '../archive/pitr.service.js';
 import type { BaseBackup } from '../archive/recovery-window.js';
 import { baseBackupsOf } from '../archive/recovery-window.js';
-import { SegmentEntity } from '../archive/segment.entity.js';
+import { SegmentRepository } from '../archive/segment.repository.js';
 import { partialKey } from '../archive/wal-keys.js';
 
 // Links in a plan are used at once by the attempt that asked for it; a retry asks anew.
@@ -47,7 +40,8 @@ export class PitrRestores {
 
   constructor(
     private readonly rpc: RpcClient,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly archives: ArchiveRepository,
+    private readonly segments: SegmentRepository,
     private readonly pitr: PitrService,
     private readonly store: ObjectStore,
   ) {}
@@ -85,12 +79,10 @@ export class PitrRestores {
     // sweep in between takes it; a refused request's hold only lapses later.
     const base = bases.filter((b) => microsOf(b.completedAt) <= target.micros).at(-1);
     if (base)
-      await this.dataSource.query(
-        `UPDATE pitr.archives
-            SET hold_from = CASE WHEN hold_until > now() AND hold_from < $2 THEN hold_from ELSE $2 END,
-                hold_until = GREATEST(hold_until, $3)
-          WHERE database_id = $1`,
-        [archive.databaseId, base.completedAt, new Date(Date.now() + HOLD_MS)],
+      await this.archives.holdForRestore(
+        archive.databaseId,
+        base.completedAt,
+        new Date(Date.now() + HOLD_MS),
       );
     const created = await this.rpc.call(RESTORE_PATTERNS.create, ctx, {
       project_id: ref.project_id,
@@ -109,9 +101,9 @@ export class PitrRestores {
 
   /** For the provisioner, at each attempt: fresh links to the base backup and the WAL. */
   async plan(ctx: RequestContext, request: PitrPlanRequest): Promise<RestorePlan> {
-    const target = parseTargetTime(request.target_time);
+    const target = parseTargetTime(String(request.target_time));
     if (!target) throw new DomainError('VALIDATION_ERROR', 'target_time is malformed.');
-    const archive = await this.caughtUp(request.database_id, target.micros);
+    const archive = await this.caughtUp(String(request.database_id), target.micros);
     if (archive.startLsn === null || archive.timeline === null) throw notEnabled();
     const base = (await this.basesOf(ctx, archive))
       .filter((b) => microsOf(b.completedAt) <= target.micros)
@@ -122,10 +114,7 @@ export class PitrRestores {
         'No base backup of the archive ends before the target.',
       );
     const backup = await this.rpc.call(BACKUP_PATTERNS.restorePlan, ctx, { backup_id: base.id });
-    const segments = await this.dataSource.getRepository(SegmentEntity).find({
-      where: { databaseId: archive.databaseId, timeline: archive.timeline },
-      order: { segno: 'ASC' },
-    });
+    const segments = await this.segments.onTimeline(archive.databaseId, archive.timeline);
     let next = segmentOf(base.startLsn);
     const wal: NonNullable<RestorePlan['wal_segments']> = [];
     for (const segment of segments) {
@@ -161,24 +150,13 @@ export class PitrRestores {
 
   /** An in-place restore begins: the receiver stops (its replica sees it within a second). */
   async pauseForRestore(databaseId: string): Promise<Record<string, never>> {
-    await this.dataSource.query(
-      `UPDATE pitr.archives
-          SET paused_for_restore = true, paused_at = now(), receiver_status = 'stopped'
-        WHERE database_id = $1`,
-      [databaseId],
-    );
+    await this.archives.pauseForRestore(databaseId);
     return {};
   }
 
   /** It ended: the receiver starts again, and begins a new archive if the data changed. */
   async resumeAfterRestore(databaseId: string): Promise<Record<string, never>> {
-    await this.dataSource.query(
-      `UPDATE pitr.archives
-          SET paused_for_restore = false,
-              receiver_status = CASE WHEN enabled THEN 'starting' ELSE 'stopped' END
-        WHERE database_id = $1 AND paused_for_restore`,
-      [databaseId],
-    );
+    await this.archives.resumeAfterRestore(databaseId);
     return {};
   }
 
@@ -186,9 +164,7 @@ export class PitrRestores {
   private async caughtUp(databaseId: string, targetMicros: bigint): Promise<ArchiveEntity> {
     const deadline = Date.now() + CATCH_UP_WAIT_MS;
     for (;;) {
-      const archive = await this.dataSource
-        .getRepository(ArchiveEntity)
-        .findOneBy({ databaseId, enabled: true });
+      const archive = await this.archives.findEnabled(databaseId);
       if (!archive) throw notEnabled();
       if (archive.windowTo && microsOf(archive.windowTo) >= targetMicros) return archive;
       if (Date.now() > deadline)

@@ -1,21 +1,20 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { BACKUP_PATTERNS } from '@pgcloud/contracts';
+import { RpcClient } from '@pgcloud/messaging';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { RequestContext } from '@pgcloud/contracts';
 import { parseSegmentName, segmentOf } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
-import { DataSource } from 'typeorm';
-import { BACKUP_PATTERNS } from '@pgcloud/contracts';
-import { RpcClient } from '@pgcloud/messaging';
-import { ArchiveEntity, heldFrom } from '../archive/archive.entity.js';
+import type { ArchiveEntity } from '../archive/archive.entity.js';
+import { heldFrom } from '../archive/archive.entity.js';
+import { ArchiveRepository } from '../archive/archive.repository.js';
 import { PitrService } from '../archive/pitr.service.js';
 import { baseBackupsOf, windowBase } from '../archive/recovery-window.js';
-import { SegmentEntity } from '../archive/segment.entity.js';
+import { SegmentRepository } from '../archive/segment.repository.js';
 import { walPrefix } from '../archive/wal-keys.js';
 import { PitrWorkerConfig } from '../config.js';
+import { SweepLock } from './sweep-lock.js';
 
-// Every replica ticks; the one that takes this lock sweeps, the others skip the round.
-const SWEEP_LOCK = 'pitr.retention';
 const DELETE_BATCH = 500;
 const PARTIAL = '.partial';
 
@@ -34,7 +33,9 @@ export class RetentionSweep implements OnApplicationBootstrap, OnApplicationShut
 
   constructor(
     private readonly rpc: RpcClient,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly lock: SweepLock,
+    private readonly archives: ArchiveRepository,
+    private readonly segments: SegmentRepository,
     private readonly pitr: PitrService,
     private readonly store: ObjectStore,
     private readonly config: PitrWorkerConfig,
@@ -55,13 +56,8 @@ export class RetentionSweep implements OnApplicationBootstrap, OnApplicationShut
   async sweep(): Promise<void> {
     const ctx: RequestContext = { requestId: `pitr-sweep-${Date.now()}` };
     try {
-      await this.dataSource.transaction(async (manager) => {
-        const [row] = await manager.query<{ locked: boolean }[]>(
-          'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked',
-          [SWEEP_LOCK],
-        );
-        if (!row?.locked) return;
-        const archives = await this.dataSource.getRepository(ArchiveEntity).find();
+      await this.lock.whileHeld(async () => {
+        const archives = await this.archives.all();
         for (const archive of archives) {
           try {
             if (archive.enabled) await this.trim(ctx, archive);
@@ -90,28 +86,17 @@ export class RetentionSweep implements OnApplicationBootstrap, OnApplicationShut
     );
     const base = windowBase(bases, this.cutoff(archive));
     const keepFrom = segmentOf(base?.startLsn ?? archive.startLsn);
-    if (base)
-      await this.dataSource
-        .getRepository(ArchiveEntity)
-        .update({ databaseId: archive.databaseId, enabled: true }, { keepFrom: base.completedAt });
-    const old = await this.dataSource
-      .getRepository(SegmentEntity)
-      .createQueryBuilder('s')
-      .where('s.database_id = :id', { id: archive.databaseId })
-      .andWhere('(s.timeline <> :timeline OR s.segno < :keep)', {
-        timeline: archive.timeline,
-        keep: keepFrom.toString(),
-      })
-      .orderBy('s.name')
-      .limit(DELETE_BATCH)
-      .getMany();
+    if (base) await this.archives.setKeepFrom(archive.databaseId, base.completedAt);
+    const old = await this.segments.beforeRetention(
+      archive.databaseId,
+      archive.timeline,
+      keepFrom,
+      DELETE_BATCH,
+    );
     const partials = await this.completedPartials(archive);
     if (old.length === 0 && partials.length === 0) return;
     await this.store.deleteKeys([...old.map((s) => s.objectKey), ...partials]);
-    if (old.length > 0)
-      await this.dataSource
-        .getRepository(SegmentEntity)
-        .delete(old.map((s) => ({ databaseId: s.databaseId, name: s.name })));
+    if (old.length > 0) await this.segments.deleteEach(old);
     this.logger.log(
       `[${ctx.requestId}] ${old.length} WAL segment(s) of ${archive.databaseId} past retention deleted`,
     );
@@ -126,9 +111,7 @@ export class RetentionSweep implements OnApplicationBootstrap, OnApplicationShut
     const keys = (await this.store.list(walPrefix(archive.projectId, archive.databaseId)))
       .map((o) => o.key)
       .filter((key) => key.endsWith(PARTIAL));
-    const now = await this.dataSource
-      .getRepository(ArchiveEntity)
-      .findOneBy({ databaseId: archive.databaseId, enabled: true });
+    const now = await this.archives.findEnabled(archive.databaseId);
     if (!now?.archivedLsn || now.timeline === null) return [];
     const writing = segmentOf(now.archivedLsn);
     return keys.filter((key) => {
@@ -152,19 +135,15 @@ export class RetentionSweep implements OnApplicationBootstrap, OnApplicationShut
       return; // its receiver is still stopping
     // Under the row's lock, still disabled: an enable meanwhile waits, and its archive is
     // never the one deleted here.
-    const deleted = await this.dataSource.transaction(async (manager) => {
-      const still = await manager.findOne(ArchiveEntity, {
-        where: { databaseId: archive.databaseId, enabled: false },
-        lock: { mode: 'pessimistic_write' },
-      });
+    const deleted = await this.archives.transaction(async (manager) => {
+      const still = await this.archives.lockDisabled(archive.databaseId, manager);
       if (!still) return 0;
       const objects = await this.store.deletePrefix(
         walPrefix(archive.projectId, archive.databaseId),
       );
-      await manager.delete(SegmentEntity, { databaseId: archive.databaseId });
+      await this.segments.deleteAll(archive.databaseId, manager);
       // A slot still to drop keeps the record, so the sweep goes on trying.
-      if (!still.slotToDrop)
-        await manager.delete(ArchiveEntity, { databaseId: archive.databaseId });
+      if (!still.slotToDrop) await this.archives.delete(archive.databaseId, manager);
       return objects;
     });
     this.logger.log(

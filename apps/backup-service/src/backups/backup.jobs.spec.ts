@@ -1,0 +1,289 @@
+import { DATABASE_PATTERNS } from '@pgcloud/contracts';
+import type { BackupSource } from '@pgcloud/contracts';
+import { answer, fakeRpcClient } from '@pgcloud/testing';
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { Logger } from '@nestjs/common';
+import type { BackupStatusChanged, RequestContext } from '@pgcloud/contracts';
+import { DomainError } from '@pgcloud/contracts';
+import type { Job } from '@pgcloud/jobs';
+import { PermanentJobError } from '@pgcloud/jobs';
+import type { EventPublisher } from '@pgcloud/messaging';
+import type { ObjectStore } from '@pgcloud/storage';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { BackupServiceConfig } from '../config.js';
+import { BackupEntity } from './backup.entity.js';
+import { BackupJobs } from './backup.jobs.js';
+import type { BackupRemoval } from './backup-removal.js';
+import type { BaseBackupUploader, UploadedBackup } from './base-backup.uploader.js';
+
+const KEY = 'projects/prj_1/databases/db_1/base/bkp_1.tar.zst';
+const UPLOADED: UploadedBackup = {
+  sizeBytes: 4096,
+  checksumSha256: 'ab'.repeat(32),
+  startLsn: '0/2000028',
+  endLsn: '0/2000100',
+  timeline: 1,
+};
+
+type Where = Partial<Pick<BackupEntity, 'id' | 'status'>>;
+
+/**
+ * The backups table, the jobs table's answer to holdJob, S3, the provisioner and the
+ * event bus, in memory; `steps` tells what reached the outside, in order.
+ */
+class World {
+  backups = new Map<string, BackupEntity>();
+  steps: string[] = [];
+  published: BackupStatusChanged[] = [];
+  /** Whether the attempt still holds the job when it records the result. */
+  holdsJob = true;
+  sourceError: Error | undefined;
+  publishError: Error | undefined;
+  /** Runs while the upload streams: what others do to the record meanwhile. */
+  meanwhile: () => void = () => undefined;
+  /** The runner's transaction, as onFailed gets it. */
+  manager = {} as EntityManager;
+
+  addBackup(status: BackupEntity['status'] = 'pending'): BackupEntity {
+    const backup = Object.assign(new BackupEntity(), {
+      id: 'bkp_1',
+      databaseId: 'db_1',
+      projectId: 'prj_1',
+      status,
+      objectKey: KEY,
+      error: null,
+    });
+    this.backups.set(backup.id, backup);
+    return backup;
+  }
+
+  jobs(): BackupJobs {
+    const matches = (b: BackupEntity, where: Where) =>
+      (where.id === undefined || b.id === where.id) &&
+      (where.status === undefined || b.status === where.status);
+    const update = (where: Where, set: Partial<BackupEntity>) => {
+      const found = [...this.backups.values()].filter((b) => matches(b, where));
+      for (const backup of found) Object.assign(backup, set);
+      if (set.status) this.steps.push(`record ${set.status} (${found.length})`);
+      return Promise.resolve({ affected: found.length, raw: [], generatedMaps: [] });
+    };
+    const findOneBy = (where: Where) => {
+      const found = [...this.backups.values()].find((b) => matches(b, where));
+      return Promise.resolve(found ? { ...found } : null);
+    };
+    const manager = (this.manager = {
+      // holdJob's SELECT ... FOR UPDATE on the jobs table.
+      query: () => Promise.resolve(this.holdsJob ? [{ id: 'job_1' }] : []),
+      update: (_entity: unknown, where: Where, set: Partial<BackupEntity>) => update(where, set),
+      findOneBy: (_entity: unknown, where: Where) => findOneBy(where),
+    } as unknown as EntityManager);
+    const dataSource = {
+      getRepository: () => ({ update, findOneBy }),
+      transaction: (work: (m: EntityManager) => Promise<unknown>) => work(manager),
+    } as unknown as DataSource;
+    const rpc = fakeRpcClient(
+      answer(DATABASE_PATTERNS.backupSource, () =>
+        this.sourceError
+          ? Promise.reject(this.sourceError)
+          : Promise.resolve({
+              host: 'h',
+              port: 5432,
+              user: 'r',
+              password: 'p',
+              ca_pem: 'ca',
+            } as BackupSource),
+      ),
+    );
+    const uploader = {
+      upload: (_source: unknown, key: string) => {
+        this.steps.push(`upload ${key}`);
+        this.meanwhile();
+        return Promise.resolve(UPLOADED);
+      },
+    } as unknown as BaseBackupUploader;
+    const store = {
+      ensureBucket: () => Promise.resolve(),
+      abortIncompleteUploads: (key: string) => {
+        this.steps.push(`abort uploads ${key}`);
+        return Promise.resolve(0);
+      },
+      delete: (key: string) => {
+        this.steps.push(`delete ${key}`);
+        return Promise.resolve();
+      },
+    } as unknown as ObjectStore;
+    const removal = {
+      remove: (id: string) => {
+        this.steps.push(`remove ${id}`);
+        this.backups.delete(id);
+        return Promise.resolve();
+      },
+    } as unknown as BackupRemoval;
+    const events = {
+      publish: (_event: unknown, _ctx: RequestContext, payload: BackupStatusChanged) => {
+        if (this.publishError) return Promise.reject(this.publishError);
+        this.steps.push(`announce ${payload.status}`);
+        this.published.push(payload);
+        return Promise.resolve();
+      },
+    } as unknown as EventPublisher;
+    const config = { JOB_LEASE_SECONDS: 30, BACKUP_CONCURRENCY: 1 } as BackupServiceConfig;
+    return new BackupJobs(rpc, dataSource, uploader, store, removal, events, config);
+  }
+}
+
+function job(attempt = 1): Job<{ backup_id: string; request_id: string }> {
+  return {
+    id: 'job_1',
+    type: 'backup.take',
+    key: 'bkp_1',
+    payload: { backup_id: 'bkp_1', request_id: 'req_1' },
+    attempt,
+    signal: new AbortController().signal,
+  };
+}
+
+const permanent = (kind: string) => (err: unknown) =>
+  err instanceof PermanentJobError && err.kind === kind;
+
+describe('BackupJobs', () => {
+  before(() => {
+    Logger.overrideLogger(false);
+  });
+
+  it('takes a pending backup: old parts aborted, uploaded, then recorded and announced', async () => {
+    const world = new World();
+    world.addBackup('pending');
+
+    await world.jobs().take(job());
+
+    assert.deepEqual(world.steps, [
+      'record running (1)',
+      'announce running',
+      `abort uploads ${KEY}`,
+      `upload ${KEY}`,
+      'record completed (1)',
+      'announce completed',
+    ]);
+    const record = world.backups.get('bkp_1');
+    assert.equal(record?.checksumSha256, UPLOADED.checksumSha256);
+    assert.equal(record?.sizeBytes, UPLOADED.sizeBytes);
+    assert.equal(record?.startLsn, UPLOADED.startLsn);
+  });
+
+  it('announces `running` once, not again on a retry', async () => {
+    const world = new World();
+    world.addBackup('running');
+
+    await world.jobs().take(job(2));
+
+    assert.deepEqual(
+      world.published.map((p) => p.status),
+      ['completed'],
+    );
+  });
+
+  it('leaves a backup finished by an earlier attempt, or deleted, alone', async () => {
+    const world = new World();
+    await world.jobs().take(job());
+    world.addBackup('completed');
+    await world.jobs().take(job(2));
+
+    assert.deepEqual(world.steps, ['record running (0)', 'record running (0)']);
+  });
+
+  it('records nothing and touches no object once the attempt lost the job', async () => {
+    const world = new World();
+    world.addBackup('pending');
+    world.holdsJob = false;
+
+    await assert.rejects(world.jobs().take(job()), /no longer held/);
+
+    assert.equal(world.backups.get('bkp_1')?.status, 'running');
+    assert.ok(!world.steps.some((s) => s.startsWith('delete')));
+    assert.ok(!world.steps.includes('announce completed'));
+  });
+
+  it('removes the object of a backup deleted while it ran, not one another attempt completed', async () => {
+    const deleted = new World();
+    deleted.addBackup('pending');
+    deleted.meanwhile = () => deleted.backups.delete('bkp_1');
+    await deleted.jobs().take(job());
+    assert.deepEqual(deleted.steps.slice(-2), ['record completed (0)', `delete ${KEY}`]);
+
+    const completed = new World();
+    const record = completed.addBackup('pending');
+    completed.meanwhile = () => (record.status = 'completed');
+    await completed.jobs().take(job());
+    assert.ok(!completed.steps.some((s) => s.startsWith('delete')));
+    assert.ok(!completed.steps.includes('announce completed'));
+  });
+
+  it('fails for good when the database is gone or not running; retries when no answer came', async () => {
+    const gone = new World();
+    gone.addBackup('pending');
+    gone.sourceError = new DomainError('DATABASE_NOT_FOUND', 'gone');
+    await assert.rejects(gone.jobs().take(job()), permanent('database-gone'));
+    assert.ok(gone.steps.includes('remove bkp_1'), 'its backups go with the database');
+
+    const stopped = new World();
+    stopped.addBackup('pending');
+    stopped.sourceError = new DomainError('DATABASE_NOT_READY', 'stopped');
+    await assert.rejects(stopped.jobs().take(job()), permanent('database-not-running'));
+
+    for (const error of [
+      new DomainError('SERVICE_UNAVAILABLE', 'no answer'),
+      new Error('broker closed'),
+    ]) {
+      const silent = new World();
+      silent.addBackup('pending');
+      silent.sourceError = error;
+      await assert.rejects(silent.jobs().take(job()), (err) => err === error);
+      assert.ok(!silent.steps.includes('remove bkp_1'));
+    }
+  });
+
+  it('marks a failed backup with a reason for the API, removes its object and announces it', async () => {
+    const world = new World();
+    world.addBackup('running');
+    const jobs = world.jobs();
+
+    await jobs.failed(
+      job(),
+      { kind: 'database-not-running', reason: 'pg_basebackup: connection refused' },
+      world.manager,
+    );
+    const record = world.backups.get('bkp_1');
+    assert.equal(record?.status, 'failed');
+    assert.equal(record?.error, 'The database was not running when the backup started.');
+    assert.deepEqual(world.steps, [
+      'record failed (1)',
+      `abort uploads ${KEY}`,
+      `delete ${KEY}`,
+      'announce failed',
+    ]);
+    assert.equal(world.published[0]?.error, record?.error);
+  });
+
+  it('leaves a backup that completed meanwhile as it is when its job fails', async () => {
+    const world = new World();
+    world.addBackup('completed');
+
+    const jobs = world.jobs();
+    await jobs.failed(job(), { kind: 'exhausted', reason: 'lease lapsed' }, world.manager);
+
+    assert.equal(world.backups.get('bkp_1')?.status, 'completed');
+    assert.deepEqual(world.steps, ['record failed (0)']);
+  });
+
+  it('completes a backup even when its announcement is lost', async () => {
+    const world = new World();
+    world.addBackup('pending');
+    world.publishError = new Error('broker down');
+
+    await world.jobs().take(job());
+
+    assert.equal(world.backups.get('bkp_1')?.status, 'completed');
+  });
+});
