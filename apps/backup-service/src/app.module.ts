@@ -1,7 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventPublisher, HealthController, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
+import { HealthController, outboxProviders, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ObjectStore, objectStoreOptions } from '@pgcloud/storage';
 import { BackupEntity } from './backups/backup.entity.js';
@@ -18,6 +18,7 @@ import { CreateBackups1763800000000 } from './migrations/1763800000000-create-ba
 import { PitrBaseBackups1763920000000 } from './migrations/1763920000000-pitr-base-backups.js';
 import { AutomatedExpiry } from './schedule/automated-expiry.js';
 import { BackupScheduler } from './schedule/backup-scheduler.js';
+import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
 
 /** backup-service: base backups in S3, their schedule, expiry and download links. */
 @Module({})
@@ -31,7 +32,11 @@ export class AppModule {
           databaseUrl: config.DATABASE_URL,
           schema: BACKUPS_SCHEMA,
           entities: [BackupEntity],
-          migrations: [CreateBackups1763800000000, PitrBaseBackups1763920000000],
+          migrations: [
+            CreateBackups1763800000000,
+            PitrBaseBackups1763920000000,
+            EventTables1764200000000,
+          ],
         }),
         TypeOrmModule.forFeature([BackupEntity]),
       ],
@@ -39,7 +44,7 @@ export class AppModule {
       providers: [
         { provide: BackupServiceConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'backup-service' },
-        { provide: EventPublisher, useFactory: () => new EventPublisher(config) },
+        ...outboxProviders(config),
         { provide: ObjectStore, useValue: store },
         {
           provide: BaseBackupUploader,

@@ -1,7 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventPublisher, HealthController, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
+import { HealthController, outboxProviders, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { BackupsClient } from './backups-client/backups.client.js';
 import { ProvisionerConfig } from './config.js';
@@ -24,6 +24,7 @@ import { CreateRestores1763810000000 } from './migrations/1763810000000-create-r
 import { RestoreTargetText1763910000000 } from './migrations/1763910000000-restore-target-text.js';
 import { resealCredentials } from './migrations/1764100000000-reseal-credentials.js';
 import { Reconciler } from './reconcile/reconciler.js';
+import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
 
 export const PROVISIONER_SCHEMA = 'provisioner';
 const ENTITIES = [DatabaseEntity, CredentialsEntity, RestoreEntity];
@@ -46,6 +47,7 @@ export class AppModule {
             CreateRestores1763810000000,
             RestoreTargetText1763910000000,
             resealCredentials(secrets),
+            EventTables1764200000000,
           ],
         }),
         TypeOrmModule.forFeature(ENTITIES),
@@ -54,7 +56,7 @@ export class AppModule {
       providers: [
         { provide: ProvisionerConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'database-provisioner' },
-        { provide: EventPublisher, useFactory: () => new EventPublisher(config) },
+        ...outboxProviders(config),
         { provide: SecretBox, useValue: secrets },
         {
           provide: DatabaseDriver,

@@ -15,6 +15,7 @@ import { CreatePitr1763900000000 } from './migrations/1763900000000-create-pitr.
 import { ReceiverSupervisor } from './receivers/receiver-supervisor.js';
 import { PitrRestores } from './restores/pitr-restores.service.js';
 import { RetentionSweep } from './retention/retention-sweep.js';
+import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
 
 export const PITR_SCHEMA = 'pitr';
 
@@ -29,7 +30,7 @@ export class AppModule {
           databaseUrl: config.DATABASE_URL,
           schema: PITR_SCHEMA,
           entities: [ArchiveEntity, SegmentEntity],
-          migrations: [CreatePitr1763900000000],
+          migrations: [CreatePitr1763900000000, EventTables1764200000000],
         }),
       ],
       controllers: [PitrController, HealthController],

@@ -1,7 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventPublisher, HealthController, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
+import { HealthController, outboxProviders, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
 import { DatabasesClient } from './databases-client/databases.client.js';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ProjectServiceConfig } from './config.js';
@@ -10,6 +10,7 @@ import { ProjectEntity } from './projects/project.entity.js';
 import { ProjectsController } from './projects/projects.controller.js';
 import { ProjectsService } from './projects/projects.service.js';
 import { RegionsService } from './regions/regions.service.js';
+import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
 
 export const PROJECTS_SCHEMA = 'projects';
 
@@ -24,7 +25,7 @@ export class AppModule {
           databaseUrl: config.DATABASE_URL,
           schema: PROJECTS_SCHEMA,
           entities: [ProjectEntity],
-          migrations: [CreateProjects1763770000000],
+          migrations: [CreateProjects1763770000000, EventTables1764200000000],
         }),
         TypeOrmModule.forFeature([ProjectEntity]),
       ],
@@ -32,7 +33,7 @@ export class AppModule {
       providers: [
         { provide: ProjectServiceConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'project-service' },
-        { provide: EventPublisher, useFactory: () => new EventPublisher(config) },
+        ...outboxProviders(config),
         {
           provide: DatabasesClient,
           useFactory: () =>
