@@ -5,7 +5,7 @@ import type { DatabaseStatusChanged, RequestContext } from '@pgcloud/contracts';
 import { DATABASE_EVENTS, DomainError } from '@pgcloud/contracts';
 import type { FailedJob, Job } from '@pgcloud/jobs';
 import { JobRunner, enqueue, holdJob } from '@pgcloud/jobs';
-import { EventPublisher } from '@pgcloud/messaging';
+import { Outbox } from '@pgcloud/messaging';
 import { checkTlsLogin } from '@pgcloud/postgres';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, In } from 'typeorm';
@@ -48,7 +48,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly driver: DatabaseDriver,
     private readonly secrets: SecretBox,
-    private readonly events: EventPublisher,
+    private readonly outbox: Outbox,
     private readonly backups: BackupsClient,
     private readonly pitr: PitrClient,
     config: ProvisionerConfig,
@@ -124,19 +124,19 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     });
   }
 
-  /** Publishes the record's status. */
-  async announce(ctx: RequestContext, record: DatabaseEntity): Promise<void> {
+  /** Announces the record's status, in the transaction that moved it there. */
+  async announce(
+    manager: EntityManager,
+    ctx: RequestContext,
+    record: DatabaseEntity,
+  ): Promise<void> {
     const payload: DatabaseStatusChanged = {
       database_id: record.id,
       project_id: record.projectId,
       status: record.status === 'deleting' ? 'failed' : record.status,
     };
     if (record.error) payload.error = record.error;
-    try {
-      await this.events.publish(DATABASE_EVENTS.statusChanged, ctx, payload);
-    } catch (err) {
-      this.logger.error(`[${ctx.requestId}] status of ${record.id} not published: ${String(err)}`);
-    }
+    await this.outbox.add(manager, DATABASE_EVENTS.statusChanged, ctx, payload);
   }
 
   /**
@@ -212,15 +212,17 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     const moved = await this.dataSource.transaction(async (manager) => {
       if (!(await holdJob(manager, job, SCHEMA)))
         throw new Error('the job is no longer held by this attempt');
-      return manager.update(
+      const running = await manager.update(
         DatabaseEntity,
         { id: record.id, status: 'provisioning' },
         { status: 'running', error: null },
       );
+      if (running.affected === 1)
+        await this.announce(manager, ctx, { ...record, status: 'running' });
+      return running;
     });
     if (moved.affected === 1) {
       this.logger.log(`[${ctx.requestId}] database ${record.id} running on port ${record.port}`);
-      await this.announce(ctx, { ...record, status: 'running' });
     } else {
       // Deleted while it was being made; the removal waits for this lock, then finds the
       // server, but removing it here too leaves nothing to chance.
@@ -303,6 +305,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
         this.logger.warn(`cleanup of ${record.platformServiceId}: ${String(err)}`),
       );
     await this.announce(
+      manager,
       { requestId: job.payload.request_id },
       { ...record, status: 'failed', error },
     );

@@ -68,12 +68,14 @@ export class DatabasesService {
         config,
       },
       'provisioning',
-      (manager, inserted) => this.jobs.enqueueProvision(manager, inserted.id, ctx.requestId),
+      async (manager, inserted) => {
+        await this.jobs.enqueueProvision(manager, inserted.id, ctx.requestId);
+        await this.jobs.announce(manager, ctx, inserted);
+      },
     );
     this.logger.log(
       `[${ctx.requestId}] database ${record.id} (${record.platformServiceId}) provisioning`,
     );
-    await this.jobs.announce(ctx, record);
     this.jobs.wake();
     return toDatabase(record);
   }

@@ -160,11 +160,11 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         { id: target.id, status: 'restoring' },
         { status: 'running', storageFull: false, error: null },
       );
+      await this.databaseJobs.announce(manager, ctx, { ...target, status: 'running' });
     });
     this.logger.log(`[${ctx.requestId}] restore ${restore.id} completed on ${target.id}`);
     // Running again: its WAL receiver goes on, on a new archive for the new data.
     if (target.id === source.id) await this.resumeReceiver(ctx, target.id);
-    await this.databaseJobs.announce(ctx, { ...target, status: 'running' });
   }
 
   private async restoreLocked(
@@ -341,7 +341,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       { id: target.id, status: 'restoring' },
       { status, error: databaseError, storageFull: false },
     );
-    await this.databaseJobs.announce(ctx, { ...target, status, error: databaseError });
+    await this.databaseJobs.announce(manager, ctx, { ...target, status, error: databaseError });
     if (inPlace) await this.resumeReceiver(ctx, target.id);
   }
 
