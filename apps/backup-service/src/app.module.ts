@@ -1,12 +1,19 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { HealthController, outboxProviders, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
+import {
+  HealthController,
+  SERVICE_NAME,
+  ServiceClient,
+  eventSubscriberProvider,
+  outboxProviders,
+} from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ObjectStore, objectStoreOptions } from '@pgcloud/storage';
 import { BackupEntity } from './backups/backup.entity.js';
 import { BACKUPS_SCHEMA, BackupJobs } from './backups/backup.jobs.js';
 import { BackupRemoval } from './backups/backup-removal.js';
+import { DatabaseDeletedListener } from './backups/database-deleted.listener.js';
 import { BackupsController } from './backups/backups.controller.js';
 import { BackupsService } from './backups/backups.service.js';
 import { BaseBackupUploader } from './backups/base-backup.uploader.js';
@@ -45,6 +52,7 @@ export class AppModule {
         { provide: BackupServiceConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'backup-service' },
         ...outboxProviders(config),
+        eventSubscriberProvider(config, 'backups'),
         { provide: ObjectStore, useValue: store },
         {
           provide: BaseBackupUploader,
@@ -67,6 +75,7 @@ export class AppModule {
         },
         AutomatedExpiry,
         BackupRemoval,
+        DatabaseDeletedListener,
         BackupJobs,
         BackupsService,
         BackupScheduler,

@@ -1,7 +1,13 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { HealthController, outboxProviders, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
+import {
+  HealthController,
+  SERVICE_NAME,
+  ServiceClient,
+  eventSubscriberProvider,
+  outboxProviders,
+} from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { BackupsClient } from './backups-client/backups.client.js';
 import { ProvisionerConfig } from './config.js';
@@ -25,6 +31,8 @@ import { RestoreTargetText1763910000000 } from './migrations/1763910000000-resto
 import { resealCredentials } from './migrations/1764100000000-reseal-credentials.js';
 import { Reconciler } from './reconcile/reconciler.js';
 import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
+import { DeletedProjects1764300000000 } from './migrations/1764300000000-deleted-projects.js';
+import { ProjectDeletedListener } from './databases/project-deleted.listener.js';
 
 export const PROVISIONER_SCHEMA = 'provisioner';
 const ENTITIES = [DatabaseEntity, CredentialsEntity, RestoreEntity];
@@ -48,6 +56,7 @@ export class AppModule {
             RestoreTargetText1763910000000,
             resealCredentials(secrets),
             EventTables1764200000000,
+            DeletedProjects1764300000000,
           ],
         }),
         TypeOrmModule.forFeature(ENTITIES),
@@ -57,6 +66,7 @@ export class AppModule {
         { provide: ProvisionerConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'database-provisioner' },
         ...outboxProviders(config),
+        eventSubscriberProvider(config, 'databases'),
         { provide: SecretBox, useValue: secrets },
         {
           provide: DatabaseDriver,
@@ -89,6 +99,7 @@ export class AppModule {
         RestoreJobs,
         RestoresService,
         Reconciler,
+        ProjectDeletedListener,
       ],
     };
   }

@@ -1,11 +1,17 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
-import { HealthController, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
+import {
+  HealthController,
+  SERVICE_NAME,
+  ServiceClient,
+  eventSubscriberProvider,
+} from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ObjectStore, objectStoreOptions } from '@pgcloud/storage';
 import { ArchiveEntity } from './archive/archive.entity.js';
 import { ArchiveStarter } from './archive/archive-starter.js';
 import { PitrController } from './archive/pitr.controller.js';
+import { PitrEventsListener } from './archive/pitr-events.listener.js';
 import { PitrService } from './archive/pitr.service.js';
 import { SegmentEntity } from './archive/segment.entity.js';
 import { BackupsClient } from './clients/backups.client.js';
@@ -37,6 +43,7 @@ export class AppModule {
       providers: [
         { provide: PitrWorkerConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'pitr-worker' },
+        eventSubscriberProvider(config, 'pitr'),
         { provide: ObjectStore, useValue: new ObjectStore(objectStoreOptions(config)) },
         {
           provide: DatabasesClient,
@@ -51,6 +58,7 @@ export class AppModule {
         ArchiveStarter,
         PitrService,
         PitrRestores,
+        PitrEventsListener,
         ReceiverSupervisor,
         RetentionSweep,
       ],

@@ -1,8 +1,12 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { HealthController, outboxProviders, SERVICE_NAME, ServiceClient } from '@pgcloud/messaging';
-import { DatabasesClient } from './databases-client/databases.client.js';
+import {
+  HealthController,
+  SERVICE_NAME,
+  eventSubscriberProvider,
+  outboxProviders,
+} from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ProjectServiceConfig } from './config.js';
 import { CreateProjects1763770000000 } from './migrations/1763770000000-create-projects.js';
@@ -11,6 +15,8 @@ import { ProjectsController } from './projects/projects.controller.js';
 import { ProjectsService } from './projects/projects.service.js';
 import { RegionsService } from './regions/regions.service.js';
 import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
+import { ProjectDatabases1764300000000 } from './migrations/1764300000000-project-databases.js';
+import { ProjectDatabases } from './projects/project-databases.js';
 
 export const PROJECTS_SCHEMA = 'projects';
 
@@ -25,7 +31,11 @@ export class AppModule {
           databaseUrl: config.DATABASE_URL,
           schema: PROJECTS_SCHEMA,
           entities: [ProjectEntity],
-          migrations: [CreateProjects1763770000000, EventTables1764200000000],
+          migrations: [
+            CreateProjects1763770000000,
+            EventTables1764200000000,
+            ProjectDatabases1764300000000,
+          ],
         }),
         TypeOrmModule.forFeature([ProjectEntity]),
       ],
@@ -34,11 +44,8 @@ export class AppModule {
         { provide: ProjectServiceConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'project-service' },
         ...outboxProviders(config),
-        {
-          provide: DatabasesClient,
-          useFactory: () =>
-            new DatabasesClient(ServiceClient.connect(config, 'databases', config.RPC_TIMEOUT_MS)),
-        },
+        eventSubscriberProvider(config, 'projects'),
+        ProjectDatabases,
         RegionsService,
         ProjectsService,
       ],

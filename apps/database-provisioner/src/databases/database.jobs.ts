@@ -2,20 +2,17 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DatabaseStatusChanged, RequestContext } from '@pgcloud/contracts';
-import { DATABASE_EVENTS, DomainError } from '@pgcloud/contracts';
+import { DATABASE_EVENTS } from '@pgcloud/contracts';
 import type { FailedJob, Job } from '@pgcloud/jobs';
 import { JobRunner, enqueue, holdJob } from '@pgcloud/jobs';
 import { Outbox } from '@pgcloud/messaging';
-import { checkTlsLogin } from '@pgcloud/postgres';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource, In } from 'typeorm';
+import { checkTlsLogin, queryRows } from '@pgcloud/postgres';
+import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
-import { BackupsClient } from '../backups-client/backups.client.js';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
 import { openCredentials } from '../credentials/sealed-credentials.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
-import { PitrClient } from '../pitr-client/pitr.client.js';
 import { RestoreEntity } from '../restores/restore.entity.js';
 import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
 import { withAdvisoryLock } from './server-lock.js';
@@ -23,12 +20,6 @@ import { withAdvisoryLock } from './server-lock.js';
 const SCHEMA = 'provisioner';
 const PROVISION = 'database.provision';
 const REMOVE = 'database.remove';
-// pitr-worker answers OPERATION_IN_PROGRESS while a WAL receiver stops (a few seconds). A
-// removal has 5 attempts over some 15 s of backoff and, once failed, waits for a restart of
-// the provisioner (reconcile): so it waits that answer out instead, within a bound.
-const PITR_BUSY_WAIT_MS = 30_000;
-const PITR_BUSY_RETRY_MS = 1000;
-
 /** What a provisioning or removal job carries: the record's id, nothing secret. */
 interface DatabaseJobPayload {
   database_id: string;
@@ -49,8 +40,6 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly driver: DatabaseDriver,
     private readonly secrets: SecretBox,
     private readonly outbox: Outbox,
-    private readonly backups: BackupsClient,
-    private readonly pitr: PitrClient,
     config: ProvisionerConfig,
   ) {
     this.runner = new JobRunner({
@@ -98,19 +87,42 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
   /** Takes databases out of the API at once and queues the removal of their servers. */
   async scheduleRemoval(ctx: RequestContext, databaseIds: string[]): Promise<void> {
     if (databaseIds.length === 0) return;
-    await this.dataSource.transaction(async (manager) => {
-      await manager.update(DatabaseEntity, { id: In(databaseIds) }, { status: 'deleting' });
-      for (const id of databaseIds) {
-        await enqueue(manager, {
-          schema: SCHEMA,
-          type: REMOVE,
-          key: id,
-          payload: { database_id: id, request_id: ctx.requestId },
-        });
-      }
-    });
+    await this.dataSource.transaction((manager) => this.markForRemoval(manager, ctx, databaseIds));
     this.logger.log(`[${ctx.requestId}] removing ${databaseIds.join(', ')}`);
     this.wake();
+  }
+
+  /**
+   * scheduleRemoval in the caller's transaction: each database not already leaving moves
+   * to `deleting`, its removal is queued, and database.deleted is announced, whose
+   * listeners remove its backups and WAL archive.
+   */
+  async markForRemoval(
+    manager: EntityManager,
+    ctx: RequestContext,
+    databaseIds: string[],
+  ): Promise<void> {
+    if (databaseIds.length === 0) return;
+    // One statement, so of two deletes at once only one moves a record and announces it.
+    const moved = await queryRows<{ id: string; project_id: string }>(
+      manager,
+      `UPDATE ${SCHEMA}.databases SET status = 'deleting', updated_at = now()
+        WHERE id = ANY($1) AND status <> 'deleting'
+        RETURNING id, project_id`,
+      [databaseIds],
+    );
+    for (const { id, project_id } of moved) {
+      await enqueue(manager, {
+        schema: SCHEMA,
+        type: REMOVE,
+        key: id,
+        payload: { database_id: id, request_id: ctx.requestId },
+      });
+      await this.outbox.add(manager, DATABASE_EVENTS.deleted, ctx, {
+        database_id: id,
+        project_id,
+      });
+    }
   }
 
   /** Queues again whatever a record still needs (reconcile after a crash; deduplicated). */
@@ -242,40 +254,14 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     );
     // The passwords leave with the server: nothing after this point logs in to it.
     await this.dataSource.getRepository(CredentialsEntity).delete({ databaseId: record.id });
-    // Until pitr-worker has removed the WAL archive and backup-service the backups (objects
-    // first), the record stays `deleting` and this job retries: neither outlives its
-    // database for long. The archive goes first: PITR's window is built on those backups.
-    const ctx = { requestId: job.payload.request_id };
-    const walObjects = await this.deleteWalArchive(ctx, record.id, job.signal);
-    const { deleted } = await this.backups.deleteForDatabase(ctx, record.id);
+    // Its backups and WAL archive are not this job's: backup-service and pitr-worker
+    // remove them on database.deleted, announced when the record moved to `deleting`.
     await this.dataSource.transaction(async (manager) => {
       // Its restores (as source) go with it; a restore that built it stays in its source's list.
       await manager.delete(RestoreEntity, { databaseId: record.id });
       await manager.delete(DatabaseEntity, { id: record.id, status: 'deleting' });
     });
-    this.logger.log(
-      `[${ctx.requestId}] database ${record.id}, its server, ${walObjects} WAL object(s) ` +
-        `and ${deleted} backup(s) are gone`,
-    );
-  }
-
-  /** Asks pitr-worker to stop the receiver and delete the archive, waiting out a busy answer. */
-  private async deleteWalArchive(
-    ctx: RequestContext,
-    databaseId: string,
-    signal: AbortSignal,
-  ): Promise<number> {
-    const deadline = Date.now() + PITR_BUSY_WAIT_MS;
-    for (;;) {
-      try {
-        const { deleted } = await this.pitr.deleteForDatabase(ctx, databaseId);
-        return deleted;
-      } catch (err) {
-        const busy = err instanceof DomainError && err.code === 'OPERATION_IN_PROGRESS';
-        if (!busy || Date.now() >= deadline) throw err; // unavailable, or busy too long: a retry
-        await sleep(PITR_BUSY_RETRY_MS, undefined, { signal });
-      }
-    }
+    this.logger.log(`[${job.payload.request_id}] database ${record.id} and its server are gone`);
   }
 
   private async failed(

@@ -12,9 +12,9 @@ import type {
   RequestContext,
   RunningDatabase,
 } from '@pgcloud/contracts';
-import { DomainError, isDatabaseName, newId } from '@pgcloud/contracts';
+import { DATABASE_EVENTS, DomainError, isDatabaseName, newId } from '@pgcloud/contracts';
 import { DatabaseDriver, REPLICATION_ROLE } from '../drivers/database-driver.js';
-import { assertTimeLeft, requireUser } from '@pgcloud/messaging';
+import { Outbox, assertTimeLeft, requireUser } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DataSource, In, Not, Repository } from 'typeorm';
 import type { EntityManager } from 'typeorm';
@@ -24,6 +24,7 @@ import { openCredentials, sealCredentials } from '../credentials/sealed-credenti
 import { ProjectsClient } from '../projects-client/projects.client.js';
 import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
 import { DatabaseJobs } from './database.jobs.js';
+import { assertProjectNotDeleted, lockProject } from './deleted-projects.js';
 import { allocatePort } from './port-allocator.js';
 import { DEFAULT_CONFIG, assertWithinTier } from './tier-limits.js';
 
@@ -39,6 +40,7 @@ export class DatabasesService {
     private readonly jobs: DatabaseJobs,
     private readonly secrets: SecretBox,
     private readonly driver: DatabaseDriver,
+    private readonly outbox: Outbox,
     private readonly config: ProvisionerConfig,
   ) {}
 
@@ -202,8 +204,10 @@ export class DatabasesService {
       let port: number | undefined;
       try {
         const id = await this.dataSource.transaction(async (manager) => {
-          // Creates in one project take turns, so two at once cannot both pass the quota.
-          await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [fields.projectId]);
+          // Creates in one project take turns, so two at once cannot both pass the quota;
+          // and none commits after the project's databases were removed for its delete.
+          await lockProject(manager, fields.projectId);
+          await assertProjectNotDeleted(manager, fields.projectId);
           const inProject = await manager.countBy(DatabaseEntity, {
             projectId: fields.projectId,
             status: Not('deleting'),
@@ -229,6 +233,10 @@ export class DatabasesService {
               replicationPassword: newPassword(),
             }),
           );
+          await this.outbox.add(manager, DATABASE_EVENTS.created, ctx, {
+            database_id: record.id,
+            project_id: record.projectId,
+          });
           await within(manager, record);
           return record.id;
         });

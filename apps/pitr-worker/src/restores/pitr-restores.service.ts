@@ -9,6 +9,7 @@ import type {
   RestorePlan,
 } from '@pgcloud/contracts';
 import { DomainError, fromMicros, microsOf, parseTargetTime } from '@pgcloud/contracts';
+import type { SqlExecutor } from '@pgcloud/postgres';
 import { segmentName, segmentOf, segmentStart } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -166,8 +167,11 @@ export class PitrRestores {
   }
 
   /** It ended: the receiver starts again, and begins a new archive if the data changed. */
-  async resumeAfterRestore(databaseId: string): Promise<Record<string, never>> {
-    await this.dataSource.query(
+  async resumeAfterRestore(
+    databaseId: string,
+    executor: SqlExecutor = this.dataSource,
+  ): Promise<Record<string, never>> {
+    await executor.query(
       `UPDATE pitr.archives
           SET paused_for_restore = false,
               receiver_status = CASE WHEN enabled THEN 'starting' ELSE 'stopped' END

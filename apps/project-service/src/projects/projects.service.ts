@@ -12,8 +12,8 @@ import { Outbox, assertTierQuota, assertTimeLeft, requireUser } from '@pgcloud/m
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DataSource, Repository } from 'typeorm';
 import { ProjectServiceConfig } from '../config.js';
-import { DatabasesClient } from '../databases-client/databases.client.js';
 import { RegionsService } from '../regions/regions.service.js';
+import { ProjectDatabases } from './project-databases.js';
 import { ProjectEntity } from './project.entity.js';
 
 /** Projects of an account: names, default region, delete. */
@@ -26,7 +26,7 @@ export class ProjectsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly regions: RegionsService,
     private readonly outbox: Outbox,
-    private readonly databases: DatabasesClient,
+    private readonly databases: ProjectDatabases,
     private readonly config: ProjectServiceConfig,
   ) {}
 
@@ -98,7 +98,7 @@ export class ProjectsService {
 
   async get(ctx: RequestContext, id: string): Promise<ProjectDetail> {
     const project = await this.findOwned(ctx, id);
-    return { ...toProject(project), database_count: await this.databases.count(ctx, project.id) };
+    return { ...toProject(project), database_count: await this.databases.count(project.id) };
   }
 
   /** The caller's project without counts: how other services check ownership. */
@@ -108,9 +108,8 @@ export class ProjectsService {
 
   async delete(ctx: RequestContext, id: string, force = false): Promise<Deleted> {
     const project = await this.findOwned(ctx, id);
-    if (force) {
-      await this.databases.deleteAll(ctx, project.id);
-    } else if ((await this.databases.count(ctx, project.id)) > 0) {
+    // With force, the provisioner removes the project's databases on project.deleted.
+    if (!force && (await this.databases.count(project.id)) > 0) {
       throw new DomainError(
         'PROJECT_NOT_EMPTY',
         `Project ${project.name} still has databases; delete them first or use ?force=true.`,
