@@ -19,6 +19,13 @@ export function eventsQueueName(prefix: string, service: ServiceName): string {
   return `${prefix}.${SERVICE_QUEUES[service]}.events`;
 }
 
+/**
+ * Each handler holds a connection of the service's pool for its transaction and may take
+ * another for work of its own: kept well under the pool's size (10), so handlers never
+ * wait on each other for connections.
+ */
+export const DEFAULT_EVENT_PREFETCH = 4;
+
 /** One delivery of an event, as a handler sees it. */
 export interface EventDelivery {
   /** The event's id (its outbox row's): the same on every delivery of that event. */
@@ -34,7 +41,7 @@ export type EventHandler<T> = (payload: T, delivery: EventDelivery) => Promise<v
 
 /** How the subscriber retries and how much it takes at once. */
 export interface EventSubscriberOptions {
-  /** Deliveries held at once (the queue's prefetch). */
+  /** Deliveries handled at once (the queue's prefetch); DEFAULT_EVENT_PREFETCH by default. */
   prefetch?: number;
   /** The first wait before a failed event is handled again; it doubles up to maxRetryDelayMs. */
   retryDelayMs?: number;
@@ -84,7 +91,7 @@ export class EventSubscriber implements OnApplicationBootstrap, BeforeApplicatio
     this.inbox = inboxTable(schemaOf(dataSource.options, 'EventSubscriber'));
     this.queue = eventsQueueName(broker.RMQ_QUEUE_PREFIX, service);
     this.exchange = eventsExchange(broker.RMQ_QUEUE_PREFIX);
-    this.prefetch = options.prefetch ?? broker.RMQ_PREFETCH;
+    this.prefetch = options.prefetch ?? DEFAULT_EVENT_PREFETCH;
     this.retryDelayMs = options.retryDelayMs ?? 1000;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
     this.keepInboxSeconds = options.keepInboxSeconds ?? 7 * 24 * 3600;
