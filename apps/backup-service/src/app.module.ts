@@ -2,12 +2,19 @@ import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { SERVICE_CALLS } from '@pgcloud/contracts';
-import { EventPublisher, HealthController, SERVICE_NAME, RpcClient } from '@pgcloud/messaging';
+import {
+  HealthController,
+  RpcClient,
+  SERVICE_NAME,
+  eventSubscriberProvider,
+  outboxProviders,
+} from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ObjectStore, objectStoreOptions } from '@pgcloud/storage';
 import { BackupEntity } from './backups/backup.entity.js';
 import { BACKUPS_SCHEMA, BackupJobs } from './backups/backup.jobs.js';
 import { BackupRemoval } from './backups/backup-removal.js';
+import { DatabaseDeletedListener } from './backups/database-deleted.listener.js';
 import { BackupsController } from './backups/backups.controller.js';
 import { BackupsService } from './backups/backups.service.js';
 import { BaseBackupUploader } from './backups/base-backup.uploader.js';
@@ -16,6 +23,7 @@ import { CreateBackups1763800000000 } from './migrations/1763800000000-create-ba
 import { PitrBaseBackups1763920000000 } from './migrations/1763920000000-pitr-base-backups.js';
 import { AutomatedExpiry } from './schedule/automated-expiry.js';
 import { BackupScheduler } from './schedule/backup-scheduler.js';
+import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
 
 /** backup-service: base backups in S3, their schedule, expiry and download links. */
 @Module({})
@@ -29,7 +37,11 @@ export class AppModule {
           databaseUrl: config.DATABASE_URL,
           schema: BACKUPS_SCHEMA,
           entities: [BackupEntity],
-          migrations: [CreateBackups1763800000000, PitrBaseBackups1763920000000],
+          migrations: [
+            CreateBackups1763800000000,
+            PitrBaseBackups1763920000000,
+            EventTables1764200000000,
+          ],
         }),
         TypeOrmModule.forFeature([BackupEntity]),
       ],
@@ -45,7 +57,8 @@ export class AppModule {
         },
         { provide: BackupServiceConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'backup-service' },
-        { provide: EventPublisher, useFactory: () => new EventPublisher(config) },
+        ...outboxProviders(config),
+        eventSubscriberProvider(config, 'backups'),
         { provide: ObjectStore, useValue: store },
         {
           provide: BaseBackupUploader,
@@ -53,6 +66,7 @@ export class AppModule {
         },
         AutomatedExpiry,
         BackupRemoval,
+        DatabaseDeletedListener,
         BackupJobs,
         BackupsService,
         BackupScheduler,

@@ -2,7 +2,13 @@ import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { SERVICE_CALLS } from '@pgcloud/contracts';
-import { EventPublisher, HealthController, SERVICE_NAME, RpcClient } from '@pgcloud/messaging';
+import {
+  HealthController,
+  RpcClient,
+  SERVICE_NAME,
+  eventSubscriberProvider,
+  outboxProviders,
+} from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ProvisionerConfig } from './config.js';
 import { SecretBox } from './credentials/secret-box.js';
@@ -22,6 +28,9 @@ import { CreateRestores1763810000000 } from './migrations/1763810000000-create-r
 import { RestoreTargetText1763910000000 } from './migrations/1763910000000-restore-target-text.js';
 import { resealCredentials } from './migrations/1764100000000-reseal-credentials.js';
 import { Reconciler } from './reconcile/reconciler.js';
+import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
+import { DeletedProjects1764300000000 } from './migrations/1764300000000-deleted-projects.js';
+import { ProjectDeletedListener } from './databases/project-deleted.listener.js';
 
 export const PROVISIONER_SCHEMA = 'provisioner';
 const ENTITIES = [DatabaseEntity, CredentialsEntity, RestoreEntity];
@@ -44,6 +53,8 @@ export class AppModule {
             CreateRestores1763810000000,
             RestoreTargetText1763910000000,
             resealCredentials(secrets),
+            EventTables1764200000000,
+            DeletedProjects1764300000000,
           ],
         }),
         TypeOrmModule.forFeature(ENTITIES),
@@ -60,7 +71,8 @@ export class AppModule {
         },
         { provide: ProvisionerConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'database-provisioner' },
-        { provide: EventPublisher, useFactory: () => new EventPublisher(config) },
+        ...outboxProviders(config),
+        eventSubscriberProvider(config, 'databases'),
         { provide: SecretBox, useValue: secrets },
         {
           provide: DatabaseDriver,
@@ -78,6 +90,7 @@ export class AppModule {
         RestoreJobs,
         RestoresService,
         Reconciler,
+        ProjectDeletedListener,
       ],
     };
   }

@@ -1,13 +1,19 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { SERVICE_CALLS } from '@pgcloud/contracts';
-import { HealthController, SERVICE_NAME, RpcClient } from '@pgcloud/messaging';
+import {
+  HealthController,
+  RpcClient,
+  SERVICE_NAME,
+  eventSubscriberProvider,
+} from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ObjectStore, objectStoreOptions } from '@pgcloud/storage';
 import { ArchiveEntity } from './archive/archive.entity.js';
 import { ArchiveRepository } from './archive/archive.repository.js';
 import { ArchiveStarter } from './archive/archive-starter.js';
 import { PitrController } from './archive/pitr.controller.js';
+import { PitrEventsListener } from './archive/pitr-events.listener.js';
 import { PitrService } from './archive/pitr.service.js';
 import { ReceiverLeases } from './archive/receiver-leases.js';
 import { ReceiverProgress } from './archive/receiver-progress.js';
@@ -21,6 +27,7 @@ import { ReceiverSupervisor } from './receivers/receiver-supervisor.js';
 import { PitrRestores } from './restores/pitr-restores.service.js';
 import { RetentionSweep } from './retention/retention-sweep.js';
 import { SweepLock } from './retention/sweep-lock.js';
+import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
 
 export const PITR_SCHEMA = 'pitr';
 
@@ -35,13 +42,14 @@ export class AppModule {
           databaseUrl: config.DATABASE_URL,
           schema: PITR_SCHEMA,
           entities: [ArchiveEntity, SegmentEntity],
-          migrations: [CreatePitr1763900000000],
+          migrations: [CreatePitr1763900000000, EventTables1764200000000],
         }),
       ],
       controllers: [PitrController, HealthController],
       providers: [
         { provide: PitrWorkerConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'pitr-worker' },
+        eventSubscriberProvider(config, 'pitr'),
         { provide: ObjectStore, useValue: new ObjectStore(objectStoreOptions(config)) },
         {
           provide: RpcClient,
@@ -61,6 +69,7 @@ export class AppModule {
         ArchiveStarter,
         PitrService,
         PitrRestores,
+        PitrEventsListener,
         ReceiverSupervisor,
         RetentionSweep,
       ],

@@ -1,8 +1,12 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { SERVICE_CALLS } from '@pgcloud/contracts';
-import { EventPublisher, HealthController, SERVICE_NAME, RpcClient } from '@pgcloud/messaging';
+import {
+  HealthController,
+  SERVICE_NAME,
+  eventSubscriberProvider,
+  outboxProviders,
+} from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ProjectServiceConfig } from './config.js';
 import { CreateProjects1763770000000 } from './migrations/1763770000000-create-projects.js';
@@ -10,6 +14,9 @@ import { ProjectEntity } from './projects/project.entity.js';
 import { ProjectsController } from './projects/projects.controller.js';
 import { ProjectsService } from './projects/projects.service.js';
 import { RegionsService } from './regions/regions.service.js';
+import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
+import { ProjectDatabases1764300000000 } from './migrations/1764300000000-project-databases.js';
+import { ProjectDatabases } from './projects/project-databases.js';
 
 export const PROJECTS_SCHEMA = 'projects';
 
@@ -24,23 +31,21 @@ export class AppModule {
           databaseUrl: config.DATABASE_URL,
           schema: PROJECTS_SCHEMA,
           entities: [ProjectEntity],
-          migrations: [CreateProjects1763770000000],
+          migrations: [
+            CreateProjects1763770000000,
+            EventTables1764200000000,
+            ProjectDatabases1764300000000,
+          ],
         }),
         TypeOrmModule.forFeature([ProjectEntity]),
       ],
       controllers: [ProjectsController, HealthController],
       providers: [
-        {
-          provide: RpcClient,
-          useFactory: () =>
-            new RpcClient(config, {
-              calls: SERVICE_CALLS['project-service'],
-              timeoutMs: config.RPC_TIMEOUT_MS,
-            }),
-        },
         { provide: ProjectServiceConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'project-service' },
-        { provide: EventPublisher, useFactory: () => new EventPublisher(config) },
+        ...outboxProviders(config),
+        eventSubscriberProvider(config, 'projects'),
+        ProjectDatabases,
         RegionsService,
         ProjectsService,
       ],

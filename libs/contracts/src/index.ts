@@ -28,6 +28,7 @@ export * from './backups/backups.events.js';
 export * from './backups/backups.types.js';
 export * from './restores/restores.messages.js';
 export * from './restores/restores.patterns.js';
+export * from './restores/restores.events.js';
 export * from './restores/restores.types.js';
 export * from './pitr/pitr.messages.js';
 export * from './pitr/pitr.patterns.js';

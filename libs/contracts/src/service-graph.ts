@@ -40,7 +40,7 @@ export type AppName =
 export const SERVICE_CALLS: Record<AppName, readonly ServiceName[]> = {
   'api-gateway': SERVICE_NAMES,
   'auth-service': [],
-  'project-service': ['databases'],
+  'project-service': [],
   'database-provisioner': ['projects', 'backups', 'pitr'],
   'backup-service': ['databases', 'auth', 'pitr'],
   'pitr-worker': ['databases', 'backups'],

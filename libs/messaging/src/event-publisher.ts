@@ -45,20 +45,28 @@ export class EventPublisher implements OnApplicationShutdown {
     ctx: RequestContext,
     payload: T,
   ): Promise<void> {
-    const event = def.name;
     const message: DomainEvent<T> = {
-      event,
+      event: def.name,
       payload,
       request_id: ctx.requestId,
       at: new Date().toISOString(),
     };
+    await this.publishMessage(message, randomUUID());
+  }
+
+  /**
+   * Publishes an event as written earlier (the outbox relay's), under the id consumers
+   * deduplicate on, and waits for the broker's confirm.
+   */
+  async publishMessage(message: DomainEvent<unknown>, messageId: string): Promise<void> {
+    const { event } = message;
     await this.channel.publish(this.exchange, event, Buffer.from(JSON.stringify(message)), {
       persistent: true,
       contentType: 'application/json',
-      messageId: randomUUID(),
-      headers: { 'x-request-id': ctx.requestId },
+      messageId,
+      headers: { 'x-request-id': message.request_id },
     });
-    this.logger.debug(`[${ctx.requestId}] published ${event}`);
+    this.logger.debug(`[${message.request_id}] published ${event} ${messageId}`);
   }
 
   async onApplicationShutdown(): Promise<void> {

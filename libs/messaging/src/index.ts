@@ -13,3 +13,4 @@ export * from './require-user.js';
 export * from './tier-quota.js';
 export * from './deadline.js';
 export * from './deadline.interceptor.js';
+export * from './events/index.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServiceName } from '@pgcloud/contracts';
 import { SERVICE_QUEUES } from '@pgcloud/contracts';
-import { eventsExchange, queueName } from '@pgcloud/messaging';
+import { eventsExchange, eventsQueueName, queueName } from '@pgcloud/messaging';
 import amqp from 'amqplib';
 import pg from 'pg';
 import type { LauncherEnv } from './launcher-env.js';
@@ -63,8 +63,10 @@ export async function dropIsolatedResources(env: Record<string, string>): Promis
   const connection = await amqp.connect(env['RABBITMQ_URL'] ?? '');
   try {
     const channel = await connection.createChannel();
-    for (const service of Object.keys(SERVICE_QUEUES) as ServiceName[])
+    for (const service of Object.keys(SERVICE_QUEUES) as ServiceName[]) {
       await channel.deleteQueue(queueName(prefix, service));
+      await channel.deleteQueue(eventsQueueName(prefix, service));
+    }
     await channel.deleteExchange(eventsExchange(prefix));
     await channel.close();
   } finally {

@@ -34,14 +34,17 @@ export class BackupRemoval {
     });
   }
 
-  /** Removes every backup of a database, and anything else under its prefix; answers how many. */
-  async removeAllOf(databaseId: string): Promise<number> {
+  /**
+   * Removes every backup of a database, and anything else under its prefix (known from its
+   * records, or given); answers how many backups.
+   */
+  async removeAllOf(databaseId: string, knownProjectId?: string): Promise<number> {
     const records = await this.dataSource
       .getRepository(BackupEntity)
       .find({ select: { id: true, projectId: true }, where: { databaseId } });
     let removed = 0;
     for (const record of records) if (await this.remove(record.id)) removed++;
-    const projectId = records[0]?.projectId;
+    const projectId = records[0]?.projectId ?? knownProjectId;
     if (projectId !== undefined) {
       const prefix = baseBackupPrefix(projectId, databaseId);
       await this.store.abortIncompleteUploads(prefix);

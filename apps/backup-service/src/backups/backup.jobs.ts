@@ -5,7 +5,7 @@ import type { BackupSource, BackupStatusChanged, RequestContext } from '@pgcloud
 import { BACKUP_EVENTS, DATABASE_PATTERNS, DomainError } from '@pgcloud/contracts';
 import type { FailedJob, Job, JobFailure } from '@pgcloud/jobs';
 import { JobRunner, PermanentJobError, enqueue, holdJob } from '@pgcloud/jobs';
-import { EventPublisher, RpcClient } from '@pgcloud/messaging';
+import { Outbox, RpcClient } from '@pgcloud/messaging';
 import { ObjectStore } from '@pgcloud/storage';
 import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
@@ -72,7 +72,7 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly uploader: BaseBackupUploader,
     private readonly store: ObjectStore,
     private readonly removal: BackupRemoval,
-    private readonly events: EventPublisher,
+    private readonly outbox: Outbox,
     config: BackupServiceConfig,
   ) {
     this.runner = new JobRunner({
@@ -117,13 +117,17 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
     const ctx: RequestContext = { requestId: job.payload.request_id };
     const repository = this.dataSource.getRepository(BackupEntity);
     const id = job.payload.backup_id;
-    await repository.update(
-      { id, status: 'pending' },
-      { status: 'running', startedAt: new Date() },
-    );
-    const record = await repository.findOneBy({ id });
+    const record = await this.dataSource.transaction(async (manager) => {
+      const started = await manager.update(
+        BackupEntity,
+        { id, status: 'pending' },
+        { status: 'running', startedAt: new Date() },
+      );
+      const now = await manager.findOneBy(BackupEntity, { id });
+      if (now && started.affected === 1) await this.announce(manager, ctx, now);
+      return now;
+    });
     if (!record || record.status !== 'running') return; // deleted, or finished by an earlier attempt
-    if (job.attempt === 1) await this.announce(ctx, record);
     // An earlier attempt that died mid-upload left parts behind: they go first.
     await this.store.abortIncompleteUploads(record.objectKey);
     const source = await this.sourceOf(ctx, record);
@@ -140,7 +144,7 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
       job.signal,
     );
     job.signal.throwIfAborted();
-    const moved = await this.recordCompleted(job, uploaded);
+    const moved = await this.recordCompleted(ctx, job, record, uploaded);
     // Another attempt owns the job now, and maybe the key: nothing is recorded or removed.
     if (!moved) throw new Error('the job is no longer held by this attempt; nothing recorded');
     if (moved.affected !== 1) {
@@ -157,7 +161,6 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
       `[${ctx.requestId}] backup ${id} completed: ${uploaded.sizeBytes} bytes, ` +
         `WAL ${uploaded.startLsn}..${uploaded.endLsn}`,
     );
-    await this.announce(ctx, { ...record, status: 'completed' });
   }
 
   /**
@@ -165,12 +168,14 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
    * Answers how many records moved, or undefined when the attempt no longer holds the job.
    */
   private recordCompleted(
+    ctx: RequestContext,
     job: Job<BackupJobPayload>,
+    record: BackupEntity,
     uploaded: UploadedBackup,
   ): Promise<UpdateResult | undefined> {
     return this.dataSource.transaction(async (manager) => {
       if (!(await holdJob(manager, job, BACKUPS_SCHEMA))) return undefined;
-      return manager.update(
+      const moved = await manager.update(
         BackupEntity,
         { id: job.payload.backup_id, status: 'running' },
         {
@@ -184,6 +189,9 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
           error: null,
         },
       );
+      if (moved.affected === 1)
+        await this.announce(manager, ctx, { ...record, status: 'completed', error: null });
+      return moved;
     });
   }
 
@@ -226,11 +234,11 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
     if (moved.affected !== 1) return;
     await this.store.abortIncompleteUploads(record.objectKey);
     await this.store.delete(record.objectKey);
-    await this.announce(ctx, { ...record, status: 'failed', error });
+    await this.announce(manager, ctx, { ...record, status: 'failed', error });
   }
 
-  /** Publishes the backup's status; a lost event is logged, never fatal. */
-  async announce(ctx: RequestContext, record: BackupEntity): Promise<void> {
+  /** Announces the backup's status, in the transaction that moved it there. */
+  async announce(manager: EntityManager, ctx: RequestContext, record: BackupEntity): Promise<void> {
     const payload: BackupStatusChanged = {
       backup_id: record.id,
       database_id: record.databaseId,
@@ -238,10 +246,6 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
       status: record.status,
     };
     if (record.error) payload.error = record.error;
-    try {
-      await this.events.publish(BACKUP_EVENTS.statusChanged, ctx, payload);
-    } catch (err) {
-      this.logger.error(`[${ctx.requestId}] status of ${record.id} not published: ${String(err)}`);
-    }
+    await this.outbox.add(manager, BACKUP_EVENTS.statusChanged, ctx, payload);
   }
 }

@@ -60,11 +60,6 @@ export class BackupsController {
   forArchive(@MessageBody() body: DatabaseIdRef) {
     return this.backups.forArchive(body.database_id);
   }
-
-  @Handles(BACKUP_PATTERNS.deleteForDatabase)
-  deleteForDatabase(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseIdRef) {
-    return this.backups.deleteForDatabase(ctx, body.database_id);
-  }
 }
 
 /** The database a message names, and nothing else it carries. */

@@ -158,14 +158,6 @@ export class BackupsService {
     return { id: record.id, deleted: true };
   }
 
-  /** For the provisioner, when it removes a database: its backups go too. */
-  async deleteForDatabase(ctx: RequestContext, databaseId: string): Promise<{ deleted: number }> {
-    const deleted = await this.removal.removeAllOf(databaseId);
-    if (deleted > 0)
-      this.logger.log(`[${ctx.requestId}] ${deleted} backup(s) of ${databaseId} deleted`);
-    return { deleted };
-  }
-
   /** Writes a backup record and its job in one transaction. */
   async insert(
     ctx: RequestContext,

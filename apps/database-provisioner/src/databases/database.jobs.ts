@@ -2,13 +2,12 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DatabaseStatusChanged, RequestContext } from '@pgcloud/contracts';
-import { BACKUP_PATTERNS, DATABASE_EVENTS, DomainError, PITR_PATTERNS } from '@pgcloud/contracts';
+import { DATABASE_EVENTS } from '@pgcloud/contracts';
 import type { FailedJob, Job } from '@pgcloud/jobs';
 import { JobRunner, enqueue, holdJob } from '@pgcloud/jobs';
-import { EventPublisher, RpcClient } from '@pgcloud/messaging';
-import { checkTlsLogin } from '@pgcloud/postgres';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource, In } from 'typeorm';
+import { Outbox } from '@pgcloud/messaging';
+import { checkTlsLogin, queryRows } from '@pgcloud/postgres';
+import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
@@ -21,12 +20,6 @@ import { withAdvisoryLock } from './server-lock.js';
 const SCHEMA = 'provisioner';
 const PROVISION = 'database.provision';
 const REMOVE = 'database.remove';
-// pitr-worker answers OPERATION_IN_PROGRESS while a WAL receiver stops (a few seconds). A
-// removal has 5 attempts over some 15 s of backoff and, once failed, waits for a restart of
-// the provisioner (reconcile): so it waits that answer out instead, within a bound.
-const PITR_BUSY_WAIT_MS = 30_000;
-const PITR_BUSY_RETRY_MS = 1000;
-
 /** What a provisioning or removal job carries: the record's id, nothing secret. */
 interface DatabaseJobPayload {
   database_id: string;
@@ -43,11 +36,10 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly runner: JobRunner;
 
   constructor(
-    private readonly rpc: RpcClient,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly driver: DatabaseDriver,
     private readonly secrets: SecretBox,
-    private readonly events: EventPublisher,
+    private readonly outbox: Outbox,
     config: ProvisionerConfig,
   ) {
     this.runner = new JobRunner({
@@ -95,19 +87,42 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
   /** Takes databases out of the API at once and queues the removal of their servers. */
   async scheduleRemoval(ctx: RequestContext, databaseIds: string[]): Promise<void> {
     if (databaseIds.length === 0) return;
-    await this.dataSource.transaction(async (manager) => {
-      await manager.update(DatabaseEntity, { id: In(databaseIds) }, { status: 'deleting' });
-      for (const id of databaseIds) {
-        await enqueue(manager, {
-          schema: SCHEMA,
-          type: REMOVE,
-          key: id,
-          payload: { database_id: id, request_id: ctx.requestId },
-        });
-      }
-    });
+    await this.dataSource.transaction((manager) => this.markForRemoval(manager, ctx, databaseIds));
     this.logger.log(`[${ctx.requestId}] removing ${databaseIds.join(', ')}`);
     this.wake();
+  }
+
+  /**
+   * scheduleRemoval in the caller's transaction: each database not already leaving moves
+   * to `deleting`, its removal is queued, and database.deleted is announced, whose
+   * listeners remove its backups and WAL archive.
+   */
+  async markForRemoval(
+    manager: EntityManager,
+    ctx: RequestContext,
+    databaseIds: string[],
+  ): Promise<void> {
+    if (databaseIds.length === 0) return;
+    // One statement, so of two deletes at once only one moves a record and announces it.
+    const moved = await queryRows<{ id: string; project_id: string }>(
+      manager,
+      `UPDATE ${SCHEMA}.databases SET status = 'deleting', updated_at = now()
+        WHERE id = ANY($1) AND status <> 'deleting'
+        RETURNING id, project_id`,
+      [databaseIds],
+    );
+    for (const { id, project_id } of moved) {
+      await enqueue(manager, {
+        schema: SCHEMA,
+        type: REMOVE,
+        key: id,
+        payload: { database_id: id, request_id: ctx.requestId },
+      });
+      await this.outbox.add(manager, DATABASE_EVENTS.deleted, ctx, {
+        database_id: id,
+        project_id,
+      });
+    }
   }
 
   /** Queues again whatever a record still needs (reconcile after a crash; deduplicated). */
@@ -121,19 +136,19 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     });
   }
 
-  /** Publishes the record's status. */
-  async announce(ctx: RequestContext, record: DatabaseEntity): Promise<void> {
+  /** Announces the record's status, in the transaction that moved it there. */
+  async announce(
+    manager: EntityManager,
+    ctx: RequestContext,
+    record: DatabaseEntity,
+  ): Promise<void> {
     const payload: DatabaseStatusChanged = {
       database_id: record.id,
       project_id: record.projectId,
       status: record.status === 'deleting' ? 'failed' : record.status,
     };
     if (record.error) payload.error = record.error;
-    try {
-      await this.events.publish(DATABASE_EVENTS.statusChanged, ctx, payload);
-    } catch (err) {
-      this.logger.error(`[${ctx.requestId}] status of ${record.id} not published: ${String(err)}`);
-    }
+    await this.outbox.add(manager, DATABASE_EVENTS.statusChanged, ctx, payload);
   }
 
   /**
@@ -209,15 +224,17 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     const moved = await this.dataSource.transaction(async (manager) => {
       if (!(await holdJob(manager, job, SCHEMA)))
         throw new Error('the job is no longer held by this attempt');
-      return manager.update(
+      const running = await manager.update(
         DatabaseEntity,
         { id: record.id, status: 'provisioning' },
         { status: 'running', error: null },
       );
+      if (running.affected === 1)
+        await this.announce(manager, ctx, { ...record, status: 'running' });
+      return running;
     });
     if (moved.affected === 1) {
       this.logger.log(`[${ctx.requestId}] database ${record.id} running on port ${record.port}`);
-      await this.announce(ctx, { ...record, status: 'running' });
     } else {
       // Deleted while it was being made; the removal waits for this lock, then finds the
       // server, but removing it here too leaves nothing to chance.
@@ -237,44 +254,14 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     );
     // The passwords leave with the server: nothing after this point logs in to it.
     await this.dataSource.getRepository(CredentialsEntity).delete({ databaseId: record.id });
-    // Until pitr-worker has removed the WAL archive and backup-service the backups (objects
-    // first), the record stays `deleting` and this job retries: neither outlives its
-    // database for long. The archive goes first: PITR's window is built on those backups.
-    const ctx = { requestId: job.payload.request_id };
-    const walObjects = await this.deleteWalArchive(ctx, record.id, job.signal);
-    const { deleted } = await this.rpc.call(BACKUP_PATTERNS.deleteForDatabase, ctx, {
-      database_id: record.id,
-    });
+    // Its backups and WAL archive are not this job's: backup-service and pitr-worker
+    // remove them on database.deleted, announced when the record moved to `deleting`.
     await this.dataSource.transaction(async (manager) => {
       // Its restores (as source) go with it; a restore that built it stays in its source's list.
       await manager.delete(RestoreEntity, { databaseId: record.id });
       await manager.delete(DatabaseEntity, { id: record.id, status: 'deleting' });
     });
-    this.logger.log(
-      `[${ctx.requestId}] database ${record.id}, its server, ${walObjects} WAL object(s) ` +
-        `and ${deleted} backup(s) are gone`,
-    );
-  }
-
-  /** Asks pitr-worker to stop the receiver and delete the archive, waiting out a busy answer. */
-  private async deleteWalArchive(
-    ctx: RequestContext,
-    databaseId: string,
-    signal: AbortSignal,
-  ): Promise<number> {
-    const deadline = Date.now() + PITR_BUSY_WAIT_MS;
-    for (;;) {
-      try {
-        const { deleted } = await this.rpc.call(PITR_PATTERNS.deleteForDatabase, ctx, {
-          database_id: databaseId,
-        });
-        return deleted;
-      } catch (err) {
-        const busy = err instanceof DomainError && err.code === 'OPERATION_IN_PROGRESS';
-        if (!busy || Date.now() >= deadline) throw err; // unavailable, or busy too long: a retry
-        await sleep(PITR_BUSY_RETRY_MS, undefined, { signal });
-      }
-    }
+    this.logger.log(`[${job.payload.request_id}] database ${record.id} and its server are gone`);
   }
 
   private async failed(
@@ -304,6 +291,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
         this.logger.warn(`cleanup of ${record.platformServiceId}: ${String(err)}`),
       );
     await this.announce(
+      manager,
       { requestId: job.payload.request_id },
       { ...record, status: 'failed', error },
     );

@@ -44,16 +44,6 @@ export class DatabasesController {
     return this.databases.delete(ctx, refOf(body));
   }
 
-  @Handles(DATABASE_PATTERNS.countForProject)
-  countForProject(@MessageCtx() ctx: RequestContext, @MessageBody() body: ProjectRef) {
-    return this.databases.countForProject(ctx, body.project_id);
-  }
-
-  @Handles(DATABASE_PATTERNS.deleteForProject)
-  deleteForProject(@MessageCtx() ctx: RequestContext, @MessageBody() body: ProjectRef) {
-    return this.databases.deleteForProject(ctx, body.project_id);
-  }
-
   @Handles(DATABASE_PATTERNS.backupSource)
   backupSource(@MessageBody() body: DatabaseIdRef) {
     return this.databases.backupSource(body.database_id);

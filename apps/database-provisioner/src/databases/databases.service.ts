@@ -12,8 +12,14 @@ import type {
   RequestContext,
   RunningDatabase,
 } from '@pgcloud/contracts';
-import { DomainError, PROJECT_PATTERNS, isDatabaseName, newId } from '@pgcloud/contracts';
-import { RpcClient, assertTimeLeft, requireUser } from '@pgcloud/messaging';
+import {
+  DATABASE_EVENTS,
+  DomainError,
+  PROJECT_PATTERNS,
+  isDatabaseName,
+  newId,
+} from '@pgcloud/contracts';
+import { Outbox, RpcClient, assertTimeLeft, requireUser } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DatabaseDriver, REPLICATION_ROLE } from '../drivers/database-driver.js';
 import { DataSource, In, Not, Repository } from 'typeorm';
@@ -23,6 +29,7 @@ import { SecretBox } from '../credentials/secret-box.js';
 import { openCredentials, sealCredentials } from '../credentials/sealed-credentials.js';
 import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
 import { DatabaseJobs } from './database.jobs.js';
+import { assertProjectNotDeleted, lockProject } from './deleted-projects.js';
 import { allocatePort } from './port-allocator.js';
 import { DEFAULT_CONFIG, assertWithinTier } from './tier-limits.js';
 
@@ -38,6 +45,7 @@ export class DatabasesService {
     private readonly jobs: DatabaseJobs,
     private readonly secrets: SecretBox,
     private readonly driver: DatabaseDriver,
+    private readonly outbox: Outbox,
     private readonly config: ProvisionerConfig,
   ) {}
 
@@ -67,12 +75,14 @@ export class DatabasesService {
         config,
       },
       'provisioning',
-      (manager, inserted) => this.jobs.enqueueProvision(manager, inserted.id, ctx.requestId),
+      async (manager, inserted) => {
+        await this.jobs.enqueueProvision(manager, inserted.id, ctx.requestId);
+        await this.jobs.announce(manager, ctx, inserted);
+      },
     );
     this.logger.log(
       `[${ctx.requestId}] database ${record.id} (${record.platformServiceId}) provisioning`,
     );
-    await this.jobs.announce(ctx, record);
     this.jobs.wake();
     return toDatabase(record);
   }
@@ -119,30 +129,6 @@ export class DatabasesService {
     const record = await this.findOwned(ctx, ref);
     await this.jobs.scheduleRemoval(ctx, [record.id]);
     return { id: record.id, deleted: true };
-  }
-
-  /** For project-service: how many databases a project of the caller holds. */
-  async countForProject(ctx: RequestContext, projectId: string): Promise<{ count: number }> {
-    const count = await this.databases.countBy({
-      projectId,
-      ownerId: requireUser(ctx),
-      status: Not('deleting'),
-    });
-    return { count };
-  }
-
-  /** For project-service's forced delete: every database of the project goes at once. */
-  async deleteForProject(ctx: RequestContext, projectId: string): Promise<{ deleted: number }> {
-    const rows = await this.databases.findBy({
-      projectId,
-      ownerId: requireUser(ctx),
-      status: Not('deleting'),
-    });
-    await this.jobs.scheduleRemoval(
-      ctx,
-      rows.map((row) => row.id),
-    );
-    return { deleted: rows.length };
   }
 
   /** For backup-service: how to stream a base backup of a running database. */
@@ -199,8 +185,10 @@ export class DatabasesService {
       let port: number | undefined;
       try {
         const id = await this.dataSource.transaction(async (manager) => {
-          // Creates in one project take turns, so two at once cannot both pass the quota.
-          await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [fields.projectId]);
+          // Creates in one project take turns, so two at once cannot both pass the quota;
+          // and none commits after the project's databases were removed for its delete.
+          await lockProject(manager, fields.projectId);
+          await assertProjectNotDeleted(manager, fields.projectId);
           const inProject = await manager.countBy(DatabaseEntity, {
             projectId: fields.projectId,
             status: Not('deleting'),
@@ -226,6 +214,10 @@ export class DatabasesService {
               replicationPassword: newPassword(),
             }),
           );
+          await this.outbox.add(manager, DATABASE_EVENTS.created, ctx, {
+            database_id: record.id,
+            project_id: record.projectId,
+          });
           await within(manager, record);
           return record.id;
         });

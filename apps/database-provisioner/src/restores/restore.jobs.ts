@@ -2,9 +2,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { RequestContext, RestorePlan } from '@pgcloud/contracts';
-import { BACKUP_PATTERNS, DomainError, PITR_PATTERNS } from '@pgcloud/contracts';
+import { BACKUP_PATTERNS, DomainError, PITR_PATTERNS, RESTORE_EVENTS } from '@pgcloud/contracts';
 import type { FailedJob, Job, JobFailure } from '@pgcloud/jobs';
 import { JobRunner, PermanentJobError, enqueue, holdJob, runNow } from '@pgcloud/jobs';
+import { Outbox } from '@pgcloud/messaging';
 import { checkTlsLogin } from '@pgcloud/postgres';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -69,6 +70,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly driver: DatabaseDriver,
     private readonly secrets: SecretBox,
     private readonly databaseJobs: DatabaseJobs,
+    private readonly outbox: Outbox,
     config: ProvisionerConfig,
   ) {
     this.runner = new JobRunner({
@@ -158,11 +160,11 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         { id: target.id, status: 'restoring' },
         { status: 'running', storageFull: false, error: null },
       );
+      await this.databaseJobs.announce(manager, ctx, { ...target, status: 'running' });
+      // Running again: pitr-worker starts its archive anew, on the new data.
+      await this.announceFinished(manager, ctx, restore, target, 'completed');
     });
     this.logger.log(`[${ctx.requestId}] restore ${restore.id} completed on ${target.id}`);
-    // Running again: its WAL receiver goes on, on a new archive for the new data.
-    if (target.id === source.id) await this.resumeReceiver(ctx, target.id);
-    await this.databaseJobs.announce(ctx, { ...target, status: 'running' });
   }
 
   private async restoreLocked(
@@ -274,24 +276,6 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  /** The WAL receiver of an in-place restored database goes on; retried, never fatal. */
-  private async resumeReceiver(ctx: RequestContext, databaseId: string): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.rpc.call(PITR_PATTERNS.resumeAfterRestore, ctx, { database_id: databaseId });
-        return;
-      } catch (err) {
-        if (attempt >= 3) {
-          this.logger.error(
-            `[${ctx.requestId}] WAL receiver of ${databaseId} not resumed: ${String(err)}`,
-          );
-          return;
-        }
-        await sleep(1000);
-      }
-    }
-  }
-
   private async build(spec: RestoreSpec): Promise<RestoreOutcome> {
     try {
       return await this.driver.buildRestore(spec);
@@ -343,8 +327,26 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       { id: target.id, status: 'restoring' },
       { status, error: databaseError, storageFull: false },
     );
-    await this.databaseJobs.announce(ctx, { ...target, status, error: databaseError });
-    if (inPlace) await this.resumeReceiver(ctx, target.id);
+    await this.databaseJobs.announce(manager, ctx, { ...target, status, error: databaseError });
+    // An in-place restore paused the WAL receiver: pitr-worker lets it go on.
+    await this.announceFinished(manager, ctx, restore, target, 'failed');
+  }
+
+  /** Announces a restore's end, in the transaction that records it. */
+  private async announceFinished(
+    manager: EntityManager,
+    ctx: RequestContext,
+    restore: RestoreEntity,
+    target: DatabaseEntity,
+    status: 'completed' | 'failed',
+  ): Promise<void> {
+    await this.outbox.add(manager, RESTORE_EVENTS.finished, ctx, {
+      restore_id: restore.id,
+      database_id: target.id,
+      project_id: target.projectId,
+      in_place: restore.targetDatabaseId === null,
+      status,
+    });
   }
 
   private reasonFor(kind: string, inPlace: boolean, bothThere: boolean): string {

@@ -177,11 +177,14 @@ describe('databases: real PostgreSQL servers', () => {
       409,
       'DATABASE_NAME_TAKEN',
     );
-    const detail = expectData<{ database_count: number }>(
-      await owner.api.get(`/projects/${project.id}`),
-      200,
-    );
-    assert.equal(detail.database_count, 3);
+    // project-service counts from the provisioner's events: within milliseconds.
+    await eventually(async () => {
+      const detail = expectData<{ database_count: number }>(
+        await owner.api.get(`/projects/${project.id}`),
+        200,
+      );
+      assert.equal(detail.database_count, 3);
+    });
     expectData(await owner.api.delete(`/projects/${project.id}?force=true`), 200);
     expectData(await owner.api.delete(`/projects/${other.id}?force=true`), 200);
   });
@@ -219,11 +222,13 @@ describe('databases: real PostgreSQL servers', () => {
       404,
       'DATABASE_NOT_FOUND',
     );
-    const detail = expectData<{ database_count: number }>(
-      await owner.api.get(`/projects/${project.id}`),
-      200,
-    );
-    assert.equal(detail.database_count, 0);
+    await eventually(async () => {
+      const detail = expectData<{ database_count: number }>(
+        await owner.api.get(`/projects/${project.id}`),
+        200,
+      );
+      assert.equal(detail.database_count, 0);
+    });
 
     // The server, its data directory and its credentials go in the background, together.
     await waitUntilClosed(connection.port);

@@ -194,8 +194,8 @@ export class ArchiveRepository {
     );
   }
 
-  async resumeAfterRestore(databaseId: string): Promise<void> {
-    await this.dataSource.query(
+  async resumeAfterRestore(databaseId: string, manager?: EntityManager): Promise<void> {
+    await (manager ?? this.dataSource.manager).query(
       `UPDATE pitr.archives
           SET paused_for_restore = false,
               receiver_status = CASE WHEN enabled THEN 'starting' ELSE 'stopped' END

@@ -81,19 +81,9 @@ export class PitrController {
     return this.restores.pauseForRestore(body.database_id);
   }
 
-  @Handles(PITR_PATTERNS.resumeAfterRestore)
-  resumeAfterRestore(@MessageBody() body: DatabaseIdRef) {
-    return this.restores.resumeAfterRestore(body.database_id);
-  }
-
   @Handles(PITR_PATTERNS.backupsInUse)
   backupsInUse(@MessageBody() body: DatabaseIdsRequest) {
     return this.pitr.backupsInUse(body.database_ids);
-  }
-
-  @Handles(PITR_PATTERNS.deleteForDatabase)
-  deleteForDatabase(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseIdRef) {
-    return this.pitr.deleteForDatabase(ctx, body.database_id);
   }
 }
 

@@ -10,6 +10,7 @@ import type {
   RestorePlan,
 } from '@pgcloud/contracts';
 import { DomainError, fromMicros, microsOf, parseTargetTime } from '@pgcloud/contracts';
+import type { EntityManager } from 'typeorm';
 import { segmentName, segmentOf, segmentStart } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -155,8 +156,11 @@ export class PitrRestores {
   }
 
   /** It ended: the receiver starts again, and begins a new archive if the data changed. */
-  async resumeAfterRestore(databaseId: string): Promise<Record<string, never>> {
-    await this.archives.resumeAfterRestore(databaseId);
+  async resumeAfterRestore(
+    databaseId: string,
+    manager?: EntityManager,
+  ): Promise<Record<string, never>> {
+    await this.archives.resumeAfterRestore(databaseId, manager);
     return {};
   }
 

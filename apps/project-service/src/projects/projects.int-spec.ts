@@ -1,38 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { INestMicroservice } from '@nestjs/common';
-import { Controller, Module } from '@nestjs/common';
 import type { DomainEvent, ErrorCode, ProjectEvent, RequestContext } from '@pgcloud/contracts';
-import { DATABASE_PATTERNS, DomainError, PROJECT_PATTERNS } from '@pgcloud/contracts';
-import { Handles, eventsExchange, startService } from '@pgcloud/messaging';
+import { DATABASE_EVENTS, DomainError, PROJECT_PATTERNS } from '@pgcloud/contracts';
+import { EventPublisher, eventsExchange, startService } from '@pgcloud/messaging';
 import amqp from 'amqplib';
 import { Isolation } from '@pgcloud/testing';
 import { AppModule } from '../app.module.js';
 import { loadConfig } from '../config.js';
-
-/**
- * database-provisioner's side of the two questions project-service asks it, answered over
- * the real broker: this suite is about project-service, and the provisioner has its own.
- */
-@Controller()
-class ProvisionerDouble {
-  static databases = 0;
-
-  @Handles(DATABASE_PATTERNS.countForProject)
-  count(): { count: number } {
-    return { count: ProvisionerDouble.databases };
-  }
-
-  @Handles(DATABASE_PATTERNS.deleteForProject)
-  deleteAll(): { deleted: number } {
-    const deleted = ProvisionerDouble.databases;
-    ProvisionerDouble.databases = 0;
-    return { deleted };
-  }
-}
-
-@Module({ controllers: [ProvisionerDouble] })
-class ProvisionerDoubleModule {}
 
 const alice: RequestContext = {
   requestId: 'int-alice',
@@ -54,16 +29,16 @@ describe('project-service over RabbitMQ and PostgreSQL', () => {
   const isolation = Isolation.create();
   const config = loadConfig({ ...process.env, ...isolation.env });
   let service: INestMicroservice | undefined;
-  let provisioner: INestMicroservice | undefined;
+  // database-provisioner's side: the database events it publishes, sent here by hand.
+  const provisioner = new EventPublisher(config);
 
   before(async () => {
-    provisioner = await startService(ProvisionerDoubleModule, 'databases', config);
     service = await startService(AppModule.forRoot(config), 'projects', config);
   });
 
   after(async () => {
     await service?.close();
-    await provisioner?.close();
+    await provisioner.onApplicationShutdown();
     await isolation.cleanup();
   });
 
@@ -118,22 +93,48 @@ describe('project-service over RabbitMQ and PostgreSQL', () => {
     }
   });
 
-  it('counts databases, refuses to delete a project that has some, and deletes them with force', async () => {
+  it("counts databases from the provisioner's events, refuses to delete a project that has some, and deletes it with force", async () => {
     const client = isolation.client('projects');
     const project = await client.call(PROJECT_PATTERNS.create, alice, {
       name: 'with-dbs',
     });
-    ProvisionerDouble.databases = 2;
-    const detail = await client.call(PROJECT_PATTERNS.get, alice, {
-      id: project.id,
-    });
-    assert.equal(detail.database_count, 2);
+    const count = async () =>
+      (
+        await client.call(PROJECT_PATTERNS.get, alice, {
+          id: project.id,
+        })
+      ).database_count;
+    const announce = (name: 'created' | 'deleted', eventId: string, databaseId: string) =>
+      provisioner.publishMessage(
+        {
+          event: DATABASE_EVENTS[name].name,
+          payload: { database_id: databaseId, project_id: project.id },
+          request_id: alice.requestId,
+          at: new Date().toISOString(),
+        },
+        eventId,
+      );
+    const waitForCount = async (expected: number) => {
+      for (let i = 0; i < 100 && (await count()) !== expected; i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(await count(), expected);
+    };
+    await announce('created', 'evt-created-1', 'db_one');
+    await announce('created', 'evt-created-2', 'db_two');
+    await announce('created', 'evt-created-2', 'db_two'); // delivered twice: counted once
+    await waitForCount(2);
     assert.equal(
       await errorCode(client.call(PROJECT_PATTERNS.delete, alice, { id: project.id })),
       'PROJECT_NOT_EMPTY',
     );
+    // A delete handled before its create (another order on the way) still wins.
+    await announce('deleted', 'evt-deleted-3', 'db_three');
+    await announce('created', 'evt-created-3', 'db_three');
+    await announce('deleted', 'evt-deleted-1', 'db_one');
+    await waitForCount(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(await count(), 1);
     await client.call(PROJECT_PATTERNS.delete, alice, { id: project.id, force: true });
-    assert.equal(ProvisionerDouble.databases, 0);
     assert.equal(
       await errorCode(client.call(PROJECT_PATTERNS.get, alice, { id: project.id })),
       'PROJECT_NOT_FOUND',

@@ -5,22 +5,15 @@ import type {
   Deleted,
   Project,
   ProjectDetail,
-  EventDef,
-  ProjectEvent,
   RequestContext,
 } from '@pgcloud/contracts';
-import { DATABASE_PATTERNS, DomainError, PROJECT_EVENTS, isId, newId } from '@pgcloud/contracts';
-import {
-  EventPublisher,
-  RpcClient,
-  assertTierQuota,
-  assertTimeLeft,
-  requireUser,
-} from '@pgcloud/messaging';
+import { DomainError, PROJECT_EVENTS, isId, newId } from '@pgcloud/contracts';
+import { Outbox, assertTierQuota, assertTimeLeft, requireUser } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DataSource, Repository } from 'typeorm';
 import { ProjectServiceConfig } from '../config.js';
 import { RegionsService } from '../regions/regions.service.js';
+import { ProjectDatabases } from './project-databases.js';
 import { ProjectEntity } from './project.entity.js';
 
 /** Projects of an account: names, default region, delete. */
@@ -29,11 +22,11 @@ export class ProjectsService {
   private readonly logger = new Logger(ProjectsService.name);
 
   constructor(
-    private readonly rpc: RpcClient,
     @InjectRepository(ProjectEntity) private readonly projects: Repository<ProjectEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly regions: RegionsService,
-    private readonly events: EventPublisher,
+    private readonly outbox: Outbox,
+    private readonly databases: ProjectDatabases,
     private readonly config: ProjectServiceConfig,
   ) {}
 
@@ -77,6 +70,10 @@ export class ProjectsService {
         // Not after the caller has answered 503 (the lock above may have kept us waiting).
         assertTimeLeft(ctx);
         await manager.insert(ProjectEntity, project);
+        await this.outbox.add(manager, PROJECT_EVENTS.created, ctx, {
+          project_id: project.id,
+          owner_id: ownerId,
+        });
       });
     } catch (err) {
       if (isUniqueViolation(err))
@@ -88,7 +85,6 @@ export class ProjectsService {
     }
     const saved = await this.projects.findOneByOrFail({ id: project.id });
     this.logger.log(`[${ctx.requestId}] project ${saved.id} created for ${ownerId}`);
-    await this.publish(PROJECT_EVENTS.created, ctx, { project_id: saved.id, owner_id: ownerId });
     return toProject(saved);
   }
 
@@ -102,12 +98,7 @@ export class ProjectsService {
 
   async get(ctx: RequestContext, id: string): Promise<ProjectDetail> {
     const project = await this.findOwned(ctx, id);
-    return {
-      ...toProject(project),
-      database_count: (
-        await this.rpc.call(DATABASE_PATTERNS.countForProject, ctx, { project_id: project.id })
-      ).count,
-    };
+    return { ...toProject(project), database_count: await this.databases.count(project.id) };
   }
 
   /** The caller's project without counts: how other services check ownership. */
@@ -117,42 +108,27 @@ export class ProjectsService {
 
   async delete(ctx: RequestContext, id: string, force = false): Promise<Deleted> {
     const project = await this.findOwned(ctx, id);
-    if (force) {
-      await this.rpc.call(DATABASE_PATTERNS.deleteForProject, ctx, { project_id: project.id });
-    } else if (
-      (await this.rpc.call(DATABASE_PATTERNS.countForProject, ctx, { project_id: project.id }))
-        .count > 0
-    ) {
+    // With force, the provisioner removes the project's databases on project.deleted.
+    if (!force && (await this.databases.count(project.id)) > 0) {
       throw new DomainError(
         'PROJECT_NOT_EMPTY',
         `Project ${project.name} still has databases; delete them first or use ?force=true.`,
       );
     }
-    await this.projects.delete({ id: project.id, ownerId: project.ownerId });
-    this.logger.log(`[${ctx.requestId}] project ${project.id} deleted`);
-    await this.publish(PROJECT_EVENTS.deleted, ctx, {
-      project_id: project.id,
-      owner_id: project.ownerId,
+    await this.dataSource.transaction(async (manager) => {
+      const gone = await manager.delete(ProjectEntity, {
+        id: project.id,
+        ownerId: project.ownerId,
+      });
+      // A delete that raced another finds nothing left to announce.
+      if (gone.affected !== 1) return;
+      await this.outbox.add(manager, PROJECT_EVENTS.deleted, ctx, {
+        project_id: project.id,
+        owner_id: project.ownerId,
+      });
     });
+    this.logger.log(`[${ctx.requestId}] project ${project.id} deleted`);
     return { id: project.id, deleted: true };
-  }
-
-  /**
-   * The record is the truth and is already committed; an event the broker did not take is
-   * logged, not turned into a failed request.
-   */
-  private async publish(
-    event: EventDef<ProjectEvent>,
-    ctx: RequestContext,
-    payload: ProjectEvent,
-  ): Promise<void> {
-    try {
-      await this.events.publish(event, ctx, payload);
-    } catch (err) {
-      this.logger.error(
-        `[${ctx.requestId}] ${event.name} for ${payload.project_id} not published: ${String(err)}`,
-      );
-    }
   }
 
   private async findOwned(ctx: RequestContext, id: string): Promise<ProjectEntity> {

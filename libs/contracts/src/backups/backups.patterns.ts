@@ -16,12 +16,6 @@ export const BACKUP_PATTERNS = {
   download: rpc<BackupRef, DownloadLink>('backups', 'backups.download', BackupRef),
   /** The object goes first, then the record. */
   delete: rpc<BackupRef, Deleted>('backups', 'backups.delete', BackupRef),
-  /** Every backup of a removed database (provisioner). */
-  deleteForDatabase: rpc<DatabaseIdRef, { deleted: number }>(
-    'backups',
-    'backups.delete-for-database',
-    DatabaseIdRef,
-  ),
   /** An automated base backup for PITR's archive (pitr-worker). */
   takeBase: rpc<DatabaseRef, { backup_id: string }>('backups', 'backups.take-base', DatabaseRef),
   /** What PITR's window is built on (pitr-worker). */

@@ -19,8 +19,21 @@ export class DatabaseStatusChanged {
   error?: string;
 }
 
+/** Payload of DATABASE_EVENTS.created and DATABASE_EVENTS.deleted. */
+export class DatabaseEvent {
+  @IsString()
+  database_id!: string;
+
+  @IsString()
+  project_id!: string;
+}
+
 /** Events published by database-provisioner on EVENTS_EXCHANGE. */
 export const DATABASE_EVENTS = {
   /** A database moved to another status. */
   statusChanged: event('database.status-changed', DatabaseStatusChanged),
+  /** A database record was made (a create, or a restore into a new database). */
+  created: event('database.created', DatabaseEvent),
+  /** A database left the API; its server goes, and owners of its parts (backups, WAL) clean up. */
+  deleted: event('database.deleted', DatabaseEvent),
 } as const;

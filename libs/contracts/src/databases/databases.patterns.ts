@@ -26,18 +26,6 @@ export const DATABASE_PATTERNS = {
   /** Needs status running. */
   url: rpc<DatabaseRef, ConnectionDetails>('databases', 'databases.url', DatabaseRef),
   delete: rpc<DatabaseRef, Deleted>('databases', 'databases.delete', DatabaseRef),
-  /** How many databases a project holds (for project-service). */
-  countForProject: rpc<ProjectRef, { count: number }>(
-    'databases',
-    'databases.count-for-project',
-    ProjectRef,
-  ),
-  /** Removes every database of a project (forced project delete). */
-  deleteForProject: rpc<ProjectRef, { deleted: number }>(
-    'databases',
-    'databases.delete-for-project',
-    ProjectRef,
-  ),
   /** The deployment's CA certificate, which issues the servers' certificates. */
   caCertificate: rpc<EmptyDto, { pem: string }>('databases', 'databases.ca-certificate', EmptyDto),
   /** How a backup or receiver reaches the server (needs status running); between services only. */

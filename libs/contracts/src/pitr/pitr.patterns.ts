@@ -43,22 +43,10 @@ export const PITR_PATTERNS = {
   restorePlan: rpc<PitrPlanRequest, RestorePlan>('pitr', 'pitr.restore-plan', PitrPlanRequest),
   /** An in-place restore begins; the receiver stops (provisioner). */
   pauseForRestore: rpc<DatabaseIdRef, object>('pitr', 'pitr.pause-for-restore', DatabaseIdRef),
-  /** It ended; the receiver starts again, on a new archive if the data changed. */
-  resumeAfterRestore: rpc<DatabaseIdRef, object>(
-    'pitr',
-    'pitr.resume-after-restore',
-    DatabaseIdRef,
-  ),
   /** Per database, the time from which PITR needs its backups. */
   backupsInUse: rpc<DatabaseIdsRequest, BackupsInUse>(
     'pitr',
     'pitr.backups-in-use',
     DatabaseIdsRequest,
-  ),
-  /** The receiver stops and the WAL objects go (provisioner). */
-  deleteForDatabase: rpc<DatabaseIdRef, { deleted: number }>(
-    'pitr',
-    'pitr.delete-for-database',
-    DatabaseIdRef,
   ),
 } as const;
