@@ -55,14 +55,14 @@ class FakeClock {
 
 /** A pg_receivewal that runs until it is stopped. */
 function fakeProcess(): ReceivewalProcess & { stopped: boolean } {
-  let exit: (e: ReceivewalExit) => void = () => undefined;
+  let endRun: (e: ReceivewalExit) => void = () => undefined;
   const process = {
     pid: 4242,
     stopped: false,
-    exited: new Promise<ReceivewalExit>((resolve) => (exit = resolve)),
+    exited: new Promise<ReceivewalExit>((resolve) => (endRun = resolve)),
     stop: () => {
       process.stopped = true;
-      exit({ code: null, signal: 'SIGTERM', stderr: '' });
+      endRun({ code: null, signal: 'SIGTERM', stderr: '' });
     },
   };
   return process;
