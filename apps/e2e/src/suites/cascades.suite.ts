@@ -141,8 +141,10 @@ describe('cascades: events from the outbox', () => {
     const { queue } = await channel.assertQueue('', { exclusive: true });
     await channel.bindQueue(queue, exchange, 'project.deleted');
     const seen: string[] = [];
-    await channel.consume(queue, (m) => m && seen.push(String(m.properties.messageId)), {
-      noAck: true,
+    await channel.consume(queue, (m) => {
+      if (!m) return;
+      seen.push(String(m.properties.messageId));
+      channel.ack(m);
     });
     // Holding the committed event's row locks the relay out of it (it skips locked rows):
     // killed while we hold it, project-service dies between the commit and the publish.

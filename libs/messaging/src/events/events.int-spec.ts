@@ -93,17 +93,14 @@ describe(
       await channel.assertExchange(exchange, 'topic', { durable: true });
       const { queue } = await channel.assertQueue('', { exclusive: true });
       await channel.bindQueue(queue, exchange, '#');
-      await channel.consume(
-        queue,
-        (message) => {
-          if (!message) return;
-          seen.push({
-            id: String(message.properties.messageId),
-            message: JSON.parse(message.content.toString()) as DomainEvent<ThingHappened>,
-          });
-        },
-        { noAck: true },
-      );
+      await channel.consume(queue, (message) => {
+        if (!message) return;
+        seen.push({
+          id: String(message.properties.messageId),
+          message: JSON.parse(message.content.toString()) as DomainEvent<ThingHappened>,
+        });
+        channel.ack(message);
+      });
     });
 
     after(async () => {
