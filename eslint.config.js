@@ -3,7 +3,15 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.data/**', '.nx/**'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '.data/**',
+      '.nx/**',
+      'libs/api-client/src/generated/**',
+    ],
+  },
   ...nx.configs['flat/base'],
   ...tseslint.configs.recommendedTypeChecked,
   {

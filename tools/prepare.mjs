@@ -14,9 +14,13 @@ export function installDependencies() {
   run('npm ci --no-audit --no-fund');
 }
 
-/** Type checks and builds every package; `--no-install` so npx never fetches a stranger. */
+/**
+ * Type checks and builds every package (`--no-install`, so npx never fetches a stranger),
+ * then checks that the typed API client was regenerated after the gateway's routes changed.
+ */
 export function build() {
   run('npx --no-install tsc -b');
+  run('node tools/openapi.mjs check');
 }
 
 export function prepare() {

@@ -40,7 +40,7 @@ export class AuthController {
   @Public()
   @Post('device')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Start a device sign-in (RFC 8628)' })
+  @ApiOperation({ operationId: 'startDeviceFlow', summary: 'Start a device sign-in (RFC 8628)' })
   @ApiEnvelope(DeviceAuthorizationModel, { status: 200, description: 'The codes to show.' })
   @ApiErrors('RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   startDevice(
@@ -55,6 +55,7 @@ export class AuthController {
   @Post('device/token')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'pollDeviceToken',
     summary: 'Poll a device sign-in',
     description: 'Poll no faster than `interval`; the token is handed out once.',
   })
@@ -77,7 +78,7 @@ export class AuthController {
 
   @Get('me')
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'The signed-in user' })
+  @ApiOperation({ operationId: 'getCurrentUser', summary: 'The signed-in user' })
   @ApiEnvelope(UserProfileModel, { status: 200, description: 'The user of the token.' })
   @ApiErrors('AUTH_REQUIRED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   me(@Ctx() ctx: RequestContext): Promise<UserProfile> {
@@ -87,7 +88,7 @@ export class AuthController {
   @Post('logout')
   @HttpCode(200)
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'Revoke the calling token' })
+  @ApiOperation({ operationId: 'logout', summary: 'Revoke the calling token' })
   @ApiEnvelope(LogoutModel, { status: 200, description: 'The token no longer works.' })
   @ApiErrors('AUTH_REQUIRED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   async logout(

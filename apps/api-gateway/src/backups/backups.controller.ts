@@ -38,7 +38,10 @@ export class BackupsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the backups of a database, newest first' })
+  @ApiOperation({
+    operationId: 'listBackups',
+    summary: 'List the backups of a database, newest first',
+  })
   @ApiEnvelope(BackupListModel, { status: 200, description: 'Every backup of the database.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS)
   list(
@@ -55,6 +58,7 @@ export class BackupsController {
   @Post()
   @Idempotent(201)
   @ApiOperation({
+    operationId: 'createBackup',
     summary: 'Take a manual backup',
     description:
       'Answers at once with status `pending`; the base backup streams to object storage and ends `completed` (with its checksum) or `failed`.',
@@ -79,7 +83,7 @@ export class BackupsController {
 
   @Get(':backup_id')
   @ApiBackupId()
-  @ApiOperation({ summary: 'Show a backup' })
+  @ApiOperation({ operationId: 'getBackup', summary: 'Show a backup' })
   @ApiEnvelope(BackupModel, { status: 200, description: 'The backup.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'BACKUP_NOT_FOUND')
   get(@Ctx() ctx: RequestContext, @Param() ref: BackupRef): Promise<Backup> {
@@ -89,6 +93,7 @@ export class BackupsController {
   @Get(':backup_id/download')
   @ApiBackupId()
   @ApiOperation({
+    operationId: 'getBackupDownload',
     summary: 'A download link for a completed backup',
     description: 'A pre-signed URL that works without a token for 15 minutes.',
   })
@@ -102,6 +107,7 @@ export class BackupsController {
   @Idempotent(201)
   @ApiBackupId()
   @ApiOperation({
+    operationId: 'restoreBackup',
     summary: 'Restore a backup',
     description:
       'In place: the database goes `restoring` (reads work, writes are refused), the restored data is built beside it and swapped in once checked, with the same connection details. With `target_database`: a new database of the project, `restoring` at once, with its own credentials; the source stays as it is.',
@@ -134,6 +140,7 @@ export class BackupsController {
   @Delete(':backup_id')
   @ApiBackupId()
   @ApiOperation({
+    operationId: 'deleteBackup',
     summary: 'Delete a backup',
     description: 'Its object is deleted first, then the record.',
   })

@@ -18,6 +18,7 @@ export class CaCertificateController {
   @Get()
   @Header('Content-Type', 'application/x-pem-file')
   @ApiOperation({
+    operationId: 'getCaCertificate',
     summary: "The deployment's CA certificate",
     description: 'Clients that verify the server (sslmode=verify-full, node-postgres) need it.',
   })

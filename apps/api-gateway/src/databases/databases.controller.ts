@@ -30,7 +30,7 @@ export class DatabasesController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the databases of a project' })
+  @ApiOperation({ operationId: 'listDatabases', summary: 'List the databases of a project' })
   @ApiEnvelope(DatabaseListModel, { status: 200, description: 'Every database of the project.' })
   @ApiErrors('AUTH_REQUIRED', 'PROJECT_NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   list(
@@ -43,6 +43,7 @@ export class DatabasesController {
   @Post()
   @Idempotent(201)
   @ApiOperation({
+    operationId: 'createDatabase',
     summary: 'Create a database',
     description:
       'Answers at once with status `provisioning`; the database is `running` once its server accepts a TLS login.',
@@ -69,7 +70,7 @@ export class DatabasesController {
 
   @Get(':name')
   @ApiDatabaseName()
-  @ApiOperation({ summary: 'Show a database' })
+  @ApiOperation({ operationId: 'getDatabase', summary: 'Show a database' })
   @ApiEnvelope(DatabaseModel, { status: 200, description: 'The database.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS)
   get(
@@ -86,6 +87,7 @@ export class DatabasesController {
   @Get(':name/url')
   @ApiDatabaseName()
   @ApiOperation({
+    operationId: 'getDatabaseUrl',
     summary: 'Connection details of a running database',
     description: 'The connection string holds the password.',
   })
@@ -105,6 +107,7 @@ export class DatabasesController {
   @Delete(':name')
   @ApiDatabaseName()
   @ApiOperation({
+    operationId: 'deleteDatabase',
     summary: 'Delete a database',
     description: 'Gone from the API at once; its server and data are removed in the background.',
   })

@@ -28,7 +28,10 @@ export class DevicePageController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'The verification form, for a person in a browser' })
+  @ApiOperation({
+    operationId: 'showDevicePage',
+    summary: 'The verification form, for a person in a browser',
+  })
   @ApiQuery({
     name: 'user_code',
     required: false,
@@ -44,6 +47,7 @@ export class DevicePageController {
   @Post()
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'answerDevicePage',
     summary: 'Approve or deny a device sign-in',
     description:
       'Posted by the form, with the anti-forgery token of its hidden field `' +

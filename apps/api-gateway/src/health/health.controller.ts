@@ -34,7 +34,7 @@ export class HealthController {
 
   @Public()
   @Get()
-  @ApiOperation({ summary: 'Name, version and health of the service' })
+  @ApiOperation({ operationId: 'getHealth', summary: 'Name, version and health of the service' })
   @ApiEnvelope(HealthModel, { status: 200, description: 'Up; `degraded` when a service is not.' })
   @ApiErrors('RATE_LIMIT_EXCEEDED')
   async health(@Ctx() ctx: RequestContext): Promise<Health> {

@@ -57,6 +57,7 @@ export class PitrController {
 
   @Get('config')
   @ApiOperation({
+    operationId: 'getPitrConfig',
     summary: 'The PITR configuration of a database',
     description: 'Answers for a database that never had PITR too: `enabled: false`, the rest null.',
   })
@@ -70,6 +71,7 @@ export class PitrController {
   @HttpCode(200)
   @Idempotent(200)
   @ApiOperation({
+    operationId: 'enablePitr',
     summary: 'Enable PITR, or change its retention',
     description:
       'Takes a base backup and starts the WAL receiver; answers at once with the receiver `starting`. Enabled already: only retention_days changes, and the answer is the current state.',
@@ -97,6 +99,7 @@ export class PitrController {
   @Post('disable')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'disablePitr',
     summary: 'Disable PITR',
     description:
       'Stops the receiver and drops its replication slot. The archive is no longer offered for restores and is deleted when its retention passes.',
@@ -109,6 +112,7 @@ export class PitrController {
 
   @Get('wal')
   @ApiOperation({
+    operationId: 'listWalSegments',
     summary: 'List the archived WAL segments, oldest first',
     description:
       'One page of completed segments; the totals count the whole archive. Pass `next_cursor` as `cursor` for the next page.',
@@ -130,6 +134,7 @@ export class PitrController {
 
   @Get('recovery-window')
   @ApiOperation({
+    operationId: 'getRecoveryWindow',
     summary: 'The span a PITR restore can reach',
     description:
       '`to` keeps advancing on an idle database; all null while the first base backup is taken.',
@@ -141,7 +146,7 @@ export class PitrController {
   }
 
   @Get('receiver-status')
-  @ApiOperation({ summary: 'The state of the WAL receiver' })
+  @ApiOperation({ operationId: 'getReceiverStatus', summary: 'The state of the WAL receiver' })
   @ApiEnvelope(WalReceiverStatusModel, { status: 200, description: 'The receiver.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'PITR_NOT_ENABLED')
   receiverStatus(
@@ -154,6 +159,7 @@ export class PitrController {
   @Post('restart-receiver')
   @HttpCode(200)
   @ApiOperation({
+    operationId: 'restartReceiver',
     summary: 'Restart the WAL receiver',
     description: 'A new receiver: `started_at` is set anew and `errors` to 0.',
   })
@@ -169,6 +175,7 @@ export class PitrController {
   @Post('restore')
   @Idempotent(201)
   @ApiOperation({
+    operationId: 'restorePitr',
     summary: 'Restore to a point in time',
     description:
       'Every transaction committed at or before target_time (ISO 8601, up to microseconds; or `latest`, the moment the request is accepted) and none after. In place by default, as a backup restore; with `target_database`, into a new database of the project.',
@@ -199,7 +206,10 @@ export class PitrController {
   }
 
   @Get('restores')
-  @ApiOperation({ summary: 'List the PITR restores of a database, newest first' })
+  @ApiOperation({
+    operationId: 'listPitrRestores',
+    summary: 'List the PITR restores of a database, newest first',
+  })
   @ApiEnvelope(RestoreListModel, { status: 200, description: 'Its PITR restores.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS)
   restores(
@@ -211,7 +221,7 @@ export class PitrController {
 
   @Get('restores/:restore_id')
   @ApiParam({ name: 'restore_id', example: 'rstr_k3v9x0q2m8t4b7w1c5zd' })
-  @ApiOperation({ summary: 'One PITR restore' })
+  @ApiOperation({ operationId: 'getPitrRestore', summary: 'One PITR restore' })
   @ApiEnvelope(RestoreModel, { status: 200, description: 'The restore.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'RESTORE_NOT_FOUND')
   restoreOf(@Ctx() ctx: RequestContext, @Param() ref: RestoreRef): Promise<Restore> {

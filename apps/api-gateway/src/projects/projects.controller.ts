@@ -29,7 +29,7 @@ export class ProjectsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the projects of the account' })
+  @ApiOperation({ operationId: 'listProjects', summary: 'List the projects of the account' })
   @ApiEnvelope(ProjectListModel, { status: 200, description: 'Every project of the account.' })
   @ApiErrors('AUTH_REQUIRED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   list(@Ctx() ctx: RequestContext): Promise<{ projects: Project[] }> {
@@ -38,7 +38,7 @@ export class ProjectsController {
 
   @Post()
   @Idempotent(201)
-  @ApiOperation({ summary: 'Create a project' })
+  @ApiOperation({ operationId: 'createProject', summary: 'Create a project' })
   @ApiEnvelope(ProjectModel, { status: 201, description: 'The new project.' })
   @ApiErrors(
     'VALIDATION_ERROR',
@@ -56,7 +56,7 @@ export class ProjectsController {
 
   @Get(':id')
   @ApiProjectId()
-  @ApiOperation({ summary: 'Show a project' })
+  @ApiOperation({ operationId: 'getProject', summary: 'Show a project' })
   @ApiEnvelope(ProjectDetailModel, { status: 200, description: 'The project.' })
   @ApiErrors('AUTH_REQUIRED', 'PROJECT_NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   get(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<ProjectDetail> {
@@ -68,6 +68,7 @@ export class ProjectsController {
   @Delete(':id')
   @ApiProjectId()
   @ApiOperation({
+    operationId: 'deleteProject',
     summary: 'Delete a project',
     description:
       'Refused while the project has databases, unless `force=true`: then its databases ' +
@@ -102,7 +103,7 @@ export class RegionsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the regions of the deployment' })
+  @ApiOperation({ operationId: 'listRegions', summary: 'List the regions of the deployment' })
   @ApiEnvelope(RegionListModel, { status: 200, description: 'The regions, default first.' })
   @ApiErrors('AUTH_REQUIRED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   list(@Ctx() ctx: RequestContext): Promise<{ regions: Region[] }> {

@@ -21,7 +21,10 @@ export class RestoresController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the restores of a database, newest first' })
+  @ApiOperation({
+    operationId: 'listRestores',
+    summary: 'List the restores of a database, newest first',
+  })
   @ApiEnvelope(RestoreListModel, { status: 200, description: 'Every restore of the database.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS)
   list(
@@ -34,7 +37,7 @@ export class RestoresController {
 
   @Get(':restore_id')
   @ApiParam({ name: 'restore_id', example: 'rstr_k3v9x0q2m8t4b7w1c5zd' })
-  @ApiOperation({ summary: 'Show a restore' })
+  @ApiOperation({ operationId: 'getRestore', summary: 'Show a restore' })
   @ApiEnvelope(RestoreModel, { status: 200, description: 'The restore.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'RESTORE_NOT_FOUND')
   get(@Ctx() ctx: RequestContext, @Param() ref: RestoreRef): Promise<Restore> {

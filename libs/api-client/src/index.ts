@@ -1,0 +1,3 @@
+export * from './generated/index.js';
+export type { Client } from './generated/client/index.js';
+export * from './api.js';
