@@ -23,6 +23,8 @@ export async function runUp(): Promise<void> {
       '(token in DAEMON_TOKEN_FILE, default ~/.config/pgcloud/daemon.token)\n' +
       `  S3 (backups, WAL): ${s3} bucket ${stack.env['S3_BUCKET'] ?? process.env['S3_BUCKET'] ?? 'pgcloud'}\n` +
       `  Management ports (/livez, /readyz, /metrics):\n${managementList(stack)}\n` +
+      `  Command line:      node apps/cli/dist/main.js login --api-url ${stack.baseUrl}\n` +
+      '                     (or `npm install -g ./apps/cli` once, then `pgcloud login`; `pgcloud --help`)\n' +
       'Press Ctrl-C to stop.\n',
   );
   let stopping = false;
