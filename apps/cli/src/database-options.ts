@@ -10,7 +10,9 @@ const DECIMAL = /^(?:\d+(?:\.\d+)?|\.\d+)$/;
  */
 export function parseSize(value: string): number {
   if (!DECIMAL.test(value))
-    throw new InvalidArgumentError(`"${value}" is not a number: write it like 2 or 0.5`);
+    throw new InvalidArgumentError(
+      `"${value}" is not a plain positive number: write it like 2 or 0.5`,
+    );
   return Number(value);
 }
 
