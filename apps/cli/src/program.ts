@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerAuthCommands } from './commands/auth.js';
+import { registerDatabaseCommands } from './commands/databases.js';
+import { registerLocalCommands } from './commands/local.js';
 import { registerProjectCommands } from './commands/projects.js';
 
 const { version } = JSON.parse(
@@ -27,5 +29,7 @@ export function buildProgram(): Command {
     );
   registerAuthCommands(program);
   registerProjectCommands(program);
+  registerDatabaseCommands(program);
+  registerLocalCommands(program);
   return program;
 }

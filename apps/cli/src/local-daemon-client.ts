@@ -1,0 +1,186 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ApiError, ApiUnreachableError, apiErrorOf } from '@pgcloud/api-client';
+import { CliError, EXIT } from './exit-codes.js';
+import { configDirectory } from './settings-files.js';
+
+/** Where `npm run daemon` listens unless told otherwise (spec/decisions.md section 8). */
+export const DEFAULT_DAEMON_URL = 'http://127.0.0.1:5480';
+
+/** One database in the daemon's list. */
+export interface LocalDatabase {
+  name: string;
+  /** Bytes on disk. */
+  size: number;
+  /** Ordinary and partitioned tables. */
+  tableCount: number;
+  createdAt: string;
+}
+
+/** GET /databases. */
+export interface LocalDatabaseList {
+  databases: LocalDatabase[];
+}
+
+/** How to reach a local database, as the daemon's login role. */
+export interface LocalConnection {
+  host: string;
+  port: number;
+  database: string;
+  user: string;
+  password: string;
+  connectionString: string;
+}
+
+/** GET /databases/{name} and the answer of POST /databases. */
+export interface LocalDatabaseDetail {
+  name: string;
+  size: number;
+  createdAt: string;
+  tables: number;
+  views: number;
+  functions: number;
+  indexes: number;
+  schemas: { name: string; tableCount: number }[];
+  extensions: { name: string; version: string }[];
+  connection: LocalConnection;
+}
+
+/** DELETE /databases/{name}. */
+export interface LocalDeleted {
+  name: string;
+  deleted: true;
+}
+
+/** Body of POST /databases: `template` names an existing local database to copy. */
+export interface CreateLocalDatabase {
+  name: string;
+  template?: string;
+}
+
+/** The daemon's address and token, and the fetch to use (a test passes a fake). */
+export interface LocalDaemonOptions {
+  baseUrl: string;
+  token: string;
+  fetch?: typeof fetch;
+}
+
+/**
+ * The local daemon's four routes. The daemon has no OpenAPI document; its answers use the
+ * cloud API's envelope, so its errors are ApiError (exit codes by code and status) and a
+ * daemon that does not answer is ApiUnreachableError.
+ */
+export class LocalDaemonClient {
+  readonly baseUrl: string;
+
+  constructor(private readonly options: LocalDaemonOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+  }
+
+  list(): Promise<LocalDatabaseList> {
+    return this.request('GET', '/databases');
+  }
+
+  create(body: CreateLocalDatabase): Promise<LocalDatabaseDetail> {
+    return this.request('POST', '/databases', body);
+  }
+
+  get(name: string): Promise<LocalDatabaseDetail> {
+    return this.request('GET', `/databases/${encodeURIComponent(name)}`);
+  }
+
+  delete(name: string): Promise<LocalDeleted> {
+    return this.request('DELETE', `/databases/${encodeURIComponent(name)}`);
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const url = `${this.baseUrl}${path}`;
+    const headers: Record<string, string> = { authorization: `Bearer ${this.options.token}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    let text: string;
+    try {
+      response = await (this.options.fetch ?? fetch)(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      text = await response.text();
+    } catch (cause) {
+      throw new LocalDaemonUnreachableError(this.baseUrl, cause);
+    }
+    const parsed = parseJson(text);
+    if (!response.ok) throw apiErrorOf(response, parsed);
+    const envelope = parsed as { success?: unknown; data?: unknown } | undefined;
+    if (envelope?.success !== true || envelope.data === undefined)
+      throw new ApiError(
+        response.status,
+        'NOT_A_DAEMON',
+        `${this.baseUrl} answered without the daemon's envelope: is something else listening ` +
+          'there? Pass --daemon-url or set PGCLOUD_DAEMON_URL',
+        response.headers.get('x-request-id') ?? undefined,
+      );
+    return envelope.data as T;
+  }
+}
+
+/** The daemon did not answer: most often, it is not running. */
+export class LocalDaemonUnreachableError extends ApiUnreachableError {
+  constructor(url: string, cause: unknown) {
+    super(url, { cause });
+    this.message =
+      `cannot reach the local daemon at ${url} (${describeCause(cause)}): ` +
+      'start it with `npm run daemon`, or pass --daemon-url or PGCLOUD_DAEMON_URL';
+  }
+}
+
+/** `--daemon-url`, then PGCLOUD_DAEMON_URL, then the daemon's default address. */
+export function daemonUrl(given: string | undefined, env: NodeJS.ProcessEnv): string {
+  return given || env['PGCLOUD_DAEMON_URL'] || DEFAULT_DAEMON_URL;
+}
+
+/** DAEMON_TOKEN_FILE, else `$XDG_CONFIG_HOME/pgcloud/daemon.token`, as the daemon writes it. */
+export function daemonTokenPath(env: NodeJS.ProcessEnv): string {
+  return env['DAEMON_TOKEN_FILE'] || join(configDirectory(env), 'daemon.token');
+}
+
+/** The token the daemon wrote on its first start; exit code 3 when there is none. */
+export function readDaemonToken(env: NodeJS.ProcessEnv): string {
+  const path = daemonTokenPath(env);
+  let token: string;
+  try {
+    token = readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'there is no daemon token at' : `cannot read (${code})`;
+    throw new CliError(
+      EXIT.auth,
+      'DAEMON_TOKEN_MISSING',
+      `${why} ${path}: start the local daemon (\`npm run daemon\`), which writes it on its ` +
+        'first start, or set DAEMON_TOKEN_FILE to the file it wrote',
+    );
+  }
+  if (!token)
+    throw new CliError(
+      EXIT.auth,
+      'DAEMON_TOKEN_MISSING',
+      `${path} is empty: remove it and restart the local daemon (\`npm run daemon\`)`,
+    );
+  return token;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function describeCause(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  // fetch says only "fetch failed"; what failed (ECONNREFUSED) is its cause.
+  const inner = (cause as { cause?: unknown }).cause;
+  const code = inner instanceof Error ? (inner as NodeJS.ErrnoException).code : undefined;
+  return code ?? (inner instanceof Error ? inner.message : cause.message);
+}
