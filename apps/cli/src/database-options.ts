@@ -29,15 +29,14 @@ export interface CreateDatabaseFlags {
  * (1 vCPU, 1 GiB, 10 GiB), and there is no config at all when none is given.
  */
 export function createDatabaseBody(name: string, flags: CreateDatabaseFlags): CreateDatabaseDto {
-  const config: Partial<DatabaseConfigDto> = {};
+  const config: DatabaseConfigDto = {};
   if (flags.cpu !== undefined) config.cpu = flags.cpu;
   if (flags.memory !== undefined) config.memory = flags.memory;
   if (flags.storage !== undefined) config.storage = flags.storage;
   return {
     name,
     ...(flags.region ? { region: flags.region } : {}),
-    // The document marks all three required because each has a default; the API's DTO
-    // fills a missing one with it.
-    ...(Object.keys(config).length ? { config: config as DatabaseConfigDto } : {}),
+    // A size not given is left to the API's default.
+    ...(Object.keys(config).length ? { config } : {}),
   };
 }

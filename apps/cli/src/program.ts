@@ -18,7 +18,6 @@ export function buildProgram(): Command {
     )
     .version(version, '-V, --version', 'print the version of pgcloud')
     .helpOption('-h, --help', 'show help for a command')
-    .addHelpCommand(false)
     .showHelpAfterError('(add --help for the flags)')
     .exitOverride()
     .addHelpText(
@@ -31,5 +30,11 @@ export function buildProgram(): Command {
   registerProjectCommands(program);
   registerDatabaseCommands(program);
   registerLocalCommands(program);
+  // Help is `--help` everywhere; groups do not inherit that from the program.
+  const withoutHelpCommand = (command: Command): void => {
+    command.helpCommand(false);
+    command.commands.forEach(withoutHelpCommand);
+  };
+  withoutHelpCommand(program);
   return program;
 }

@@ -64,15 +64,15 @@ export type DatabaseConfigDto = {
     /**
      * vCPUs (Free: at most 1).
      */
-    cpu: number;
+    cpu?: number;
     /**
      * GiB of memory (Free: at most 2).
      */
-    memory: number;
+    memory?: number;
     /**
      * GiB of storage (Free: at most 10).
      */
-    storage: number;
+    storage?: number;
 };
 
 export type CreateDatabaseDto = {

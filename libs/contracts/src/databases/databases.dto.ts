@@ -47,13 +47,20 @@ export const RESERVED_DATABASE_NAMES = [
 
 /** A server's size: vCPUs, GiB of memory, GiB of storage (spec/decisions.md section 5). */
 export class DatabaseConfigDto {
-  @ApiProperty({ minimum: 0.25, maximum: 16, default: 1, description: 'vCPUs (Free: at most 1).' })
+  @ApiProperty({
+    required: false,
+    minimum: 0.25,
+    maximum: 16,
+    default: 1,
+    description: 'vCPUs (Free: at most 1).',
+  })
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0.25)
   @Max(16)
   cpu: number = 1;
 
   @ApiProperty({
+    required: false,
     minimum: 0.25,
     maximum: 64,
     default: 1,
@@ -65,6 +72,7 @@ export class DatabaseConfigDto {
   memory: number = 1;
 
   @ApiProperty({
+    required: false,
     minimum: 1,
     maximum: 1024,
     default: 10,
