@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerAuthCommands } from './commands/auth.js';
+import { registerBackupCommands } from './commands/backups.js';
 import { registerDatabaseCommands } from './commands/databases.js';
 import { registerLocalCommands } from './commands/local.js';
+import { registerPitrCommands } from './commands/pitr.js';
 import { registerProjectCommands } from './commands/projects.js';
 
 const { version } = JSON.parse(
@@ -29,6 +31,8 @@ export function buildProgram(): Command {
   registerAuthCommands(program);
   registerProjectCommands(program);
   registerDatabaseCommands(program);
+  registerBackupCommands(program);
+  registerPitrCommands(program);
   registerLocalCommands(program);
   // Help is `--help` everywhere; groups do not inherit that from the program.
   const withoutHelpCommand = (command: Command): void => {

@@ -1,0 +1,281 @@
+import type { Client, PitrConfig, WalReceiverStatus } from '@pgcloud/api-client';
+import {
+  ApiError,
+  disablePitr,
+  enablePitr,
+  getPitrConfig,
+  getPitrRestore,
+  getReceiverStatus,
+  getRecoveryWindow,
+  listPitrRestores,
+  listWalSegments,
+  restartReceiver,
+  restorePitr,
+  unwrap,
+} from '@pgcloud/api-client';
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import type { CliContext } from '../context.js';
+import { runs, withCommonOptions } from '../context.js';
+import { databaseScope } from '../database-scope.js';
+import { renderFields, renderTable } from '../output.js';
+import { formatBytes } from '../progress.js';
+import { waitForRestore } from '../restore-progress.js';
+
+/** `pitr status` with --json: the configuration, and the receiver's state when enabled. */
+export interface PitrStatus {
+  config: PitrConfig;
+  receiver: WalReceiverStatus | null;
+}
+
+/** A whole number within [min, max], for `--retention-days` and `--limit`. */
+export function integerIn(min: number, max: number): (value: string) => number {
+  return (value) => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+      throw new InvalidArgumentError(`"${value}" is not a whole number from ${min} to ${max}`);
+    return Number(value);
+  };
+}
+
+/** `pitr enable|disable|status|window|wal|restore|restores|restart-receiver`, on one database. */
+export function registerPitrCommands(program: Command): void {
+  const pitr = program
+    .command('pitr')
+    .description('Point-in-time recovery: enable it, watch its archive, restore to any second');
+
+  withCommonOptions(
+    pitr
+      .command('enable')
+      .description('Enable PITR (a base backup, then WAL streaming), or change its retention')
+      .requiredOption(
+        '--retention-days <days>',
+        'days of WAL kept for restores, 1-35 (Free: at most 7)',
+        integerIn(1, 35),
+      ),
+    'database',
+  ).action(runs(enable));
+
+  withCommonOptions(
+    pitr.command('disable').description('Disable PITR: stop the WAL receiver and its slot'),
+    'database',
+  ).action(
+    runs(async (ctx) => {
+      const { client, path } = await databaseScope(ctx);
+      const disabled = await unwrap(disablePitr({ client, path }));
+      ctx.out.result(
+        disabled,
+        () => `PITR disabled for ${path.name}; its archive is deleted when its retention passes.`,
+        () => String(disabled.enabled),
+      );
+    }),
+  );
+
+  withCommonOptions(
+    pitr.command('status').description('Show the PITR configuration and the WAL receiver'),
+    'database',
+  ).action(runs(status));
+
+  withCommonOptions(
+    pitr.command('window').description('Show the span of time a PITR restore can reach'),
+    'database',
+  ).action(
+    runs(async (ctx) => {
+      const { client, path } = await databaseScope(ctx);
+      const window = await unwrap(getRecoveryWindow({ client, path }));
+      ctx.out.result(
+        window,
+        () =>
+          renderFields([
+            ['from', window.from],
+            ['to', window.to],
+            ['base backup', window.base_backup_time],
+            ['latest wal', window.latest_wal_time],
+          ]),
+        () => `${window.from ?? ''} ${window.to ?? ''}`.trim(),
+      );
+    }),
+  );
+
+  withCommonOptions(
+    pitr
+      .command('wal')
+      .description('List the archived WAL segments, oldest first, a page at a time')
+      .option('--limit <n>', 'segments on this page, 1-1000 (default 100)', integerIn(1, 1000))
+      .option('--cursor <cursor>', 'the next_cursor of the previous page'),
+    'database',
+  ).action(runs(wal));
+
+  withCommonOptions(
+    pitr
+      .command('restore')
+      .description('Restore to a moment, in place (read-only meanwhile) or --into a new database')
+      .requiredOption(
+        '--to <time>',
+        'an RFC 3339 time (2026-01-02T03:04:05.123456Z) within `pitr window`, or latest',
+      )
+      .option('--into <name>', 'restore into this new database of the project, leaving the source')
+      .option('--wait', 'wait until it is completed (or failed), showing progress on stderr'),
+    'database',
+  ).action(runs(restore));
+
+  withCommonOptions(
+    pitr.command('restores').description('List the PITR restores of the database, newest first'),
+    'database',
+  ).action(
+    runs(async (ctx) => {
+      const { client, path } = await databaseScope(ctx);
+      const answer = await unwrap(listPitrRestores({ client, path }));
+      ctx.out.result(
+        answer,
+        () =>
+          renderTable(answer.restores, [
+            { header: 'id', value: (r) => r.id },
+            { header: 'target time', value: (r) => r.target_time },
+            { header: 'into', value: (r) => r.target_database ?? '(in place)' },
+            { header: 'status', value: (r) => r.status },
+            { header: 'wal files', value: (r) => r.wal_files_applied },
+            { header: 'started', value: (r) => r.started_at },
+          ]),
+        () => answer.restores.map((r) => r.id).join('\n'),
+      );
+    }),
+  );
+
+  withCommonOptions(
+    pitr
+      .command('restart-receiver')
+      .description('Restart the WAL receiver (its error count starts again at 0)'),
+    'database',
+  ).action(
+    runs(async (ctx) => {
+      const { client, path } = await databaseScope(ctx);
+      const receiver = await unwrap(restartReceiver({ client, path }));
+      ctx.out.result(
+        receiver,
+        () => showReceiver(receiver),
+        () => receiver.status,
+      );
+    }),
+  );
+}
+
+async function enable(ctx: CliContext): Promise<void> {
+  const retention_days = (ctx.options as { retentionDays: number }).retentionDays;
+  const { client, path } = await databaseScope(ctx);
+  const enabled = await unwrap(enablePitr({ client, path, body: { retention_days } }));
+  ctx.out.result(
+    enabled,
+    () =>
+      renderFields([
+        ['enabled', enabled.enabled],
+        ['retention', `${retention_days} days`],
+        ['base backup', enabled.base_backup_id],
+        ['wal receiver', enabled.wal_receiver_status],
+      ]),
+    () => enabled.base_backup_id,
+  );
+  ctx.out.note('The recovery window opens once the base backup completes (`pgcloud pitr window`).');
+}
+
+/** The configuration, and the receiver's state (only asked for when PITR is enabled). */
+export async function readPitrStatus(
+  client: Client,
+  path: { project_id: string; name: string },
+): Promise<PitrStatus> {
+  const config = await unwrap(getPitrConfig({ client, path }));
+  if (!config.enabled) return { config, receiver: null };
+  try {
+    return { config, receiver: await unwrap(getReceiverStatus({ client, path })) };
+  } catch (error) {
+    // Disabled between the two requests.
+    if (error instanceof ApiError && error.code === 'PITR_NOT_ENABLED')
+      return { config, receiver: null };
+    throw error;
+  }
+}
+
+async function status(ctx: CliContext): Promise<void> {
+  const { client, path } = await databaseScope(ctx);
+  const answer = await readPitrStatus(client, path);
+  const { config, receiver } = answer;
+  ctx.out.result(
+    answer,
+    () =>
+      [
+        renderFields([
+          ['enabled', config.enabled],
+          ['retention', config.retention_days === null ? null : `${config.retention_days} days`],
+          ['base backup', config.base_backup_id],
+          ['window from', config.recovery_window?.from],
+          ['window to', config.recovery_window?.to],
+        ]),
+        ...(receiver ? ['', showReceiver(receiver)] : []),
+      ].join('\n'),
+    () => (config.enabled ? (receiver?.status ?? 'enabled') : 'disabled'),
+  );
+}
+
+async function wal(ctx: CliContext): Promise<void> {
+  const { limit, cursor } = ctx.options as { limit?: number; cursor?: string };
+  const { client, path } = await databaseScope(ctx);
+  const query = { ...(limit !== undefined ? { limit } : {}), ...(cursor ? { cursor } : {}) };
+  const page = await unwrap(
+    listWalSegments({ client, path, ...(Object.keys(query).length ? { query } : {}) }),
+  );
+  ctx.out.result(
+    page,
+    () =>
+      [
+        renderTable(page.archives, [
+          { header: 'file', value: (a) => a.filename },
+          { header: 'size', value: (a) => formatBytes(a.size_bytes) },
+          { header: 'archived', value: (a) => a.archived_at },
+        ]),
+        '',
+        `${page.total_count} segments, ${formatBytes(page.total_size_bytes)} in the archive.` +
+          (page.next_cursor ? ` Next page: --cursor ${page.next_cursor}` : ''),
+      ].join('\n'),
+    () => page.archives.map((a) => a.filename).join('\n'),
+  );
+}
+
+async function restore(ctx: CliContext): Promise<void> {
+  const flags = ctx.options as { to: string; into?: string; wait?: boolean };
+  const { client, path } = await databaseScope(ctx);
+  const created = await unwrap(
+    restorePitr({
+      client,
+      path,
+      body: {
+        target_time: flags.to,
+        ...(flags.into ? { target_database: flags.into } : {}),
+      },
+    }),
+  );
+  const restore_id = created.restore_id;
+  if (!flags.wait) {
+    ctx.out.result(
+      created,
+      () => renderFields(Object.entries(created)),
+      () => restore_id,
+    );
+    ctx.out.note('Follow it with `pgcloud pitr restores`, or restore with --wait.');
+    return;
+  }
+  await waitForRestore(
+    ctx,
+    () => unwrap(getPitrRestore({ client, path: { ...path, restore_id } })),
+    `restore ${restore_id}`,
+  );
+}
+
+function showReceiver(receiver: WalReceiverStatus): string {
+  return renderFields([
+    ['receiver', receiver.status],
+    ['started', receiver.started_at],
+    ['last wal file', receiver.last_wal_file],
+    ['received', formatBytes(receiver.bytes_received)],
+    ['errors', receiver.errors],
+    ['lag', `${receiver.lag_seconds}s`],
+  ]);
+}

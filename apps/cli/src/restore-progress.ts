@@ -1,0 +1,87 @@
+import type { Restore } from '@pgcloud/api-client';
+import type { CliContext } from './context.js';
+import { CliError, EXIT } from './exit-codes.js';
+import { renderFields } from './output.js';
+import type { ProgressState } from './progress.js';
+import { Progress, pollUntil } from './progress.js';
+
+/**
+ * What a restore may carry beyond the generated type (spec/decisions.md section 6): its
+ * phase, its progress, and `cancelled` among the statuses. Read when present.
+ */
+interface RestoreExtras {
+  phase?: string;
+  progress?: {
+    bytes_done?: number;
+    bytes_total?: number;
+    eta_seconds?: number | null;
+  } | null;
+}
+
+const TERMINAL = new Set<string>(['completed', 'failed', 'cancelled']);
+
+/** Whether a restore has ended: completed, failed or cancelled. */
+export function restoreEnded(restore: Restore): boolean {
+  return TERMINAL.has(restore.status);
+}
+
+/** The progress line of a restore: its phase (else status), and bytes and ETA when known. */
+export function restoreProgress(restore: Restore): ProgressState {
+  const { phase, progress } = restore as Restore & RestoreExtras;
+  const state: ProgressState = {
+    phase: phase && phase !== restore.status ? `${restore.status} (${phase})` : restore.status,
+  };
+  if (progress?.bytes_done !== undefined) state.bytesDone = progress.bytes_done;
+  if (progress?.bytes_total) state.bytesTotal = progress.bytes_total;
+  if (typeof progress?.eta_seconds === 'number') state.etaSeconds = progress.eta_seconds;
+  return state;
+}
+
+/**
+ * `--wait` of `restore` and `pitr restore`: reads the restore until it ends, showing its
+ * progress, and prints the final state as GET answers it. One that did not complete
+ * exits 1 with its reason (and with `--json` its final state still on stdout).
+ */
+export async function waitForRestore(
+  ctx: CliContext,
+  read: () => Promise<Restore>,
+  label: string,
+): Promise<void> {
+  const final = await pollUntil({
+    read,
+    done: restoreEnded,
+    state: restoreProgress,
+    progress: new Progress(ctx.out, label),
+  });
+  if (final.status !== 'completed') {
+    if (ctx.out.mode.json) ctx.out.result(final, () => '');
+    throw new CliError(
+      EXIT.error,
+      final.status === 'failed' ? 'RESTORE_FAILED' : 'RESTORE_CANCELLED',
+      `${label} ${final.status}: ${final.error ?? 'the API gave no reason'}`,
+    );
+  }
+  ctx.out.result(
+    final,
+    () => showRestore(final),
+    () => final.id,
+  );
+}
+
+/** A restore as `label: value` lines. */
+export function showRestore(restore: Restore): string {
+  return renderFields([
+    ['id', restore.id],
+    ['kind', restore.kind],
+    ['status', restore.status],
+    ...(restore.error ? [['error', restore.error] as [string, unknown]] : []),
+    ...(restore.backup_id ? [['backup', restore.backup_id] as [string, unknown]] : []),
+    ...(restore.target_time ? [['target time', restore.target_time] as [string, unknown]] : []),
+    ['into', restore.target_database ?? '(in place)'],
+    ...(restore.wal_files_applied !== undefined
+      ? [['wal files applied', restore.wal_files_applied] as [string, unknown]]
+      : []),
+    ['started', restore.started_at],
+    ['completed', restore.completed_at],
+  ]);
+}
