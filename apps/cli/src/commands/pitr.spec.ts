@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { route, runCli } from './fake-api.testing.js';
+
+const RESTORE = 'rstr_aaaaaaaaaaaaaaaaaaaa';
+const inShop = ['--db', 'shop'];
+
+const enabledConfig = {
+  enabled: true,
+  base_backup_id: 'bkp_aaaaaaaaaaaaaaaaaaaa',
+  retention_days: 1,
+  recovery_window: { from: '2026-01-01T00:00:00.000000Z', to: '2026-01-01T00:05:00.000000Z' },
+};
+const receiver = {
+  status: 'running',
+  started_at: '2026-01-01T00:00:00.000Z',
+  last_wal_file: '000000010000000000000003.partial',
+  bytes_received: 1024,
+  errors: 0,
+  lag_seconds: 1,
+};
+
+function pitrRestore(status: string) {
+  return {
+    id: RESTORE,
+    kind: 'pitr',
+    target_time: '2026-01-01T00:05:00.000000Z',
+    target_database: 'shop-copy',
+    status,
+    wal_files_applied: 3,
+    started_at: '2026-01-01T00:06:00.000Z',
+  };
+}
+
+describe('pitr status', () => {
+  it('prints {config, receiver} with --json', async (t) => {
+    const result = await runCli(
+      t,
+      ['pitr', 'status', '--json', ...inShop],
+      [
+        route('GET', '/pitr/config', enabledConfig),
+        route('GET', '/pitr/receiver-status', receiver),
+      ],
+    );
+    assert.equal(result.exitCode, undefined, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), { config: enabledConfig, receiver });
+  });
+
+  it('does not ask for the receiver when PITR is not enabled', async (t) => {
+    const never = {
+      enabled: false,
+      base_backup_id: null,
+      retention_days: null,
+      recovery_window: null,
+    };
+    const result = await runCli(
+      t,
+      ['pitr', 'status', '--json', ...inShop],
+      [route('GET', '/pitr/config', never)],
+    );
+    assert.equal(result.exitCode, undefined, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), { config: never, receiver: null });
+    assert.equal(result.requests.length, 1);
+  });
+});
+
+describe('pitr argv', () => {
+  it('enable sends retention_days as a number', async (t) => {
+    const result = await runCli(
+      t,
+      ['pitr', 'enable', '--retention-days', '1', '--json', ...inShop],
+      [
+        route('POST', '/pitr/enable', {
+          enabled: true,
+          base_backup_id: 'bkp_x',
+          wal_receiver_status: 'starting',
+        }),
+      ],
+    );
+    assert.equal(result.exitCode, undefined, result.stderr);
+    assert.deepEqual(result.requests[0]?.body, { retention_days: 1 });
+    assert.match(result.requests[0]?.url.pathname ?? '', /\/databases\/shop\/pitr\/enable$/);
+  });
+
+  it('enable without or with a bad --retention-days is a usage error, asking nothing', async (t) => {
+    for (const args of [[], ['--retention-days', '36'], ['--retention-days', '1.5']]) {
+      const result = await runCli(t, ['pitr', 'enable', ...args, ...inShop], []);
+      assert.equal(result.exitCode, 2, args.join(' '));
+      assert.deepEqual(result.requests, []);
+    }
+  });
+
+  it('restore without --to is a usage error', async (t) => {
+    const result = await runCli(t, ['pitr', 'restore', ...inShop], []);
+    assert.equal(result.exitCode, 2);
+    assert.match(result.stderr, /--to/);
+  });
+
+  it('a command without --db is a usage error', async (t) => {
+    const result = await runCli(t, ['pitr', 'window'], []);
+    assert.equal(result.exitCode, 2);
+    assert.match(result.stderr, /--db/);
+  });
+
+  it('wal passes --limit and --cursor as the query', async (t) => {
+    const page = { archives: [], total_count: 0, total_size_bytes: 0, next_cursor: null };
+    const result = await runCli(
+      t,
+      ['pitr', 'wal', '--limit', '5', '--cursor', 'abc', '--json', ...inShop],
+      [route('GET', '/pitr/wal', page)],
+    );
+    assert.equal(result.exitCode, undefined, result.stderr);
+    assert.equal(result.requests[0]?.url.searchParams.get('limit'), '5');
+    assert.equal(result.requests[0]?.url.searchParams.get('cursor'), 'abc');
+    assert.deepEqual(JSON.parse(result.stdout), page);
+  });
+});
+
+describe('pitr restore --wait', () => {
+  it('sends the target as given and prints the final restore as GET pitr/restores/ID answers', async (t) => {
+    for (const to of ['latest', '2026-01-01T00:05:00.123456Z']) {
+      const result = await runCli(
+        t,
+        ['pitr', 'restore', '--to', to, '--into', 'shop-copy', '--wait', '--json', ...inShop],
+        [
+          route('POST', '/pitr/restore', {
+            restore_id: RESTORE,
+            target_time: '2026-01-01T00:05:00.000000Z',
+            status: 'pending',
+            started_at: '2026-01-01T00:06:00.000Z',
+          }),
+          route('GET', `/pitr/restores/${RESTORE}`, pitrRestore('completed')),
+        ],
+      );
+      assert.equal(result.exitCode, undefined, result.stderr);
+      assert.deepEqual(result.requests[0]?.body, { target_time: to, target_database: 'shop-copy' });
+      assert.deepEqual(JSON.parse(result.stdout), pitrRestore('completed'));
+    }
+  });
+
+  it('exits 1 when the restore fails, the final state on stdout with --json', async (t) => {
+    const result = await runCli(
+      t,
+      ['pitr', 'restore', '--to', 'latest', '--wait', '--json', ...inShop],
+      [
+        route('POST', '/pitr/restore', { restore_id: RESTORE, status: 'pending' }),
+        route('GET', `/pitr/restores/${RESTORE}`, pitrRestore('failed')),
+      ],
+    );
+    assert.equal(result.exitCode, 1);
+    assert.deepEqual(result.requests[0]?.body, { target_time: 'latest' });
+    assert.deepEqual(JSON.parse(result.stdout), pitrRestore('failed'));
+    assert.match(result.stderr, /RESTORE_FAILED/);
+  });
+});
