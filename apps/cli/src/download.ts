@@ -55,12 +55,17 @@ export async function downloadVerified(download: VerifiedDownload): Promise<numb
     const total = Number(body.headers.get('content-length')) || download.sizeBytes || undefined;
     const hash = createHash('sha256');
     let done = 0;
+    let shown = 0;
     progress.update({ phase: 'downloading', bytesDone: 0, bytesTotal: total });
     const counting = new Transform({
       transform(chunk: Buffer, _encoding, next) {
         hash.update(chunk);
         done += chunk.length;
-        progress.update({ phase: 'downloading', bytesDone: done, bytesTotal: total });
+        // A terminal redraws on each update: ten a second is plenty.
+        if (Date.now() - shown >= 100 || done === total) {
+          shown = Date.now();
+          progress.update({ phase: 'downloading', bytesDone: done, bytesTotal: total });
+        }
         next(null, chunk);
       },
     });

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError } from '@pgcloud/api-client';
 import type { Output } from './output.js';
 
 /** Where long work stands: its phase and, when known, bytes and time left. */
@@ -120,7 +121,9 @@ export class Progress {
 
 /**
  * Reads a resource every `intervalMs` until `done` says so, showing its progress; answers
- * the final state. The display ends whether the work succeeded or the reading failed.
+ * the final state. A 429 only slows the reading down: a long wait must not fail because
+ * the user's rate-limit bucket ran dry. The display ends whether the work succeeded or
+ * the reading failed.
  */
 export async function pollUntil<T>(options: {
   read: () => Promise<T>;
@@ -129,12 +132,23 @@ export async function pollUntil<T>(options: {
   progress: Progress;
   intervalMs?: number;
 }): Promise<T> {
+  const interval = options.intervalMs ?? 1000;
+  let limited = 0;
   try {
     for (;;) {
-      const value = await options.read();
+      let value: T;
+      try {
+        value = await options.read();
+        limited = 0;
+      } catch (error) {
+        if (!(error instanceof ApiError && error.status === 429) || limited >= 30) throw error;
+        limited += 1;
+        await sleep(interval * Math.min(2 ** limited, 10));
+        continue;
+      }
       options.progress.update(options.state(value));
       if (options.done(value)) return value;
-      await sleep(options.intervalMs ?? 1000);
+      await sleep(interval);
     }
   } finally {
     options.progress.finish();

@@ -168,7 +168,7 @@ async function enable(ctx: CliContext): Promise<void> {
     () =>
       renderFields([
         ['enabled', enabled.enabled],
-        ['retention', `${retention_days} days`],
+        ['retention', days(retention_days)],
         ['base backup', enabled.base_backup_id],
         ['wal receiver', enabled.wal_receiver_status],
       ]),
@@ -204,7 +204,7 @@ async function status(ctx: CliContext): Promise<void> {
       [
         renderFields([
           ['enabled', config.enabled],
-          ['retention', config.retention_days === null ? null : `${config.retention_days} days`],
+          ['retention', config.retention_days === null ? null : days(config.retention_days)],
           ['base backup', config.base_backup_id],
           ['window from', config.recovery_window?.from],
           ['window to', config.recovery_window?.to],
@@ -278,4 +278,8 @@ function showReceiver(receiver: WalReceiverStatus): string {
     ['errors', receiver.errors],
     ['lag', `${receiver.lag_seconds}s`],
   ]);
+}
+
+function days(count: number): string {
+  return count === 1 ? '1 day' : `${count} days`;
 }
