@@ -3,9 +3,10 @@
 // times depend on the machine, so nothing here passes or fails on a number.
 import assert from 'node:assert/strict';
 import { Logger } from '@nestjs/common';
-import type { Project } from '@pgcloud/contracts';
-import type { SignedIn, SuccessBody } from '@pgcloud/testing';
-import { ApiClient, Stack, runBench, signIn } from '@pgcloud/testing';
+import type { Client } from '@pgcloud/api-client';
+import { createProject, listProjects, unwrap } from '@pgcloud/api-client';
+import type { SignedIn } from '@pgcloud/testing';
+import { ApiClient, Stack, runBench, signIn, testApi } from '@pgcloud/testing';
 import { startBaseline } from './baseline.js';
 import { runLoad } from './load.js';
 import type { Measurement } from './report.js';
@@ -39,23 +40,18 @@ function benchSeconds(): number {
 
 async function seedProjects(owner: SignedIn): Promise<void> {
   for (let i = 1; i <= PROJECT_COUNT; i += 1) {
-    const created = await owner.api.post('/projects', { name: `bench-project-${i}` });
-    if (created.status !== 201)
-      throw new Error(`POST /projects answered ${created.status}: ${JSON.stringify(created.body)}`);
+    await unwrap(createProject({ client: owner.client, body: { name: `bench-project-${i}` } }));
   }
 }
 
 /** Both servers must answer the same projects, or the comparison would be of two things. */
-async function verifySameData(gateway: ApiClient, baseline: ApiClient): Promise<void> {
-  type Body = SuccessBody<{ projects: Project[] }>;
+async function verifySameData(gateway: Client, baseline: Client): Promise<void> {
   const [ours, plain] = await Promise.all([
-    gateway.get<Body>('/projects'),
-    baseline.get<Body>('/projects'),
+    unwrap(listProjects({ client: gateway })),
+    unwrap(listProjects({ client: baseline })),
   ]);
-  assert.equal(ours.status, 200, `gateway answered ${ours.status}`);
-  assert.equal(plain.status, 200, `baseline answered ${plain.status}`);
-  assert.equal(ours.body.data.projects.length, PROJECT_COUNT);
-  assert.deepEqual(plain.body, ours.body, 'the baseline answers other data than the gateway');
+  assert.equal(ours.projects.length, PROJECT_COUNT);
+  assert.deepEqual(plain, ours, 'the baseline answers other data than the gateway');
 }
 
 async function measure(targets: Target[], seconds: number): Promise<Measurement[]> {
@@ -82,7 +78,7 @@ async function bench(seconds: number, cleanups: (() => Promise<void>)[]): Promis
   await seedProjects(owner);
   const baseline = await startBaseline(stack.env['DATABASE_URL'] ?? '', owner.user.id);
   cleanups.unshift(() => baseline.close());
-  await verifySameData(owner.api, new ApiClient(baseline.url));
+  await verifySameData(owner.client, testApi(baseline.url));
   const measurements = await measure(
     [
       {

@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Backup, CreatedBackup } from '@pgcloud/contracts';
+import type { Client } from '@pgcloud/api-client';
+import { createBackup, deleteBackup, getBackup, unwrap } from '@pgcloud/api-client';
 import {
   BASE_BACKUP_ARGS,
   ensureOwnedDir,
@@ -14,22 +15,26 @@ import {
   resolveOsUser,
   runPgTool,
 } from '@pgcloud/postgres';
-import type { ApiClient, BulkDatabase, Cleanup } from '@pgcloud/testing';
-import { apiData, benchCount, bulkDatabase, middle, pollUntil, runBench } from '@pgcloud/testing';
+import type { BulkDatabase, Cleanup, DatabasePath } from '@pgcloud/testing';
+import { benchCount, bulkDatabase, middle, pollUntil, runBench } from '@pgcloud/testing';
 
 const OS_USER = process.env['PG_OS_USER'] ?? 'postgres';
 const MB = 1_000_000;
 const ROWS = Number(process.env['BENCH_ROWS'] ?? '3300000');
 
 /** Seconds our backup streamed (from the record's start to its completion), and its size. */
-async function timeOurs(api: ApiClient, path: string): Promise<{ seconds: number; bytes: number }> {
-  const created = apiData<CreatedBackup>(await api.post(path), 201, `POST ${path}`);
+async function timeOurs(
+  client: Client,
+  database: DatabasePath,
+): Promise<{ seconds: number; bytes: number }> {
+  const created = await unwrap(createBackup({ client, path: database }));
+  const path = { ...database, backup_id: created.id };
   const backup = await pollUntil(
-    async () => apiData<Backup>(await api.get(`${path}/${created.id}`), 200, 'GET backup'),
+    () => unwrap(getBackup({ client, path })),
     (b) => b.status === 'completed' || b.status === 'failed',
   );
   if (backup.status === 'failed') throw new Error(`backup failed: ${backup.error ?? '?'}`);
-  await api.delete(`${path}/${created.id}`);
+  await deleteBackup({ client, path });
   const ms = Date.parse(backup.completed_at ?? '') - Date.parse(backup.started_at ?? '');
   return { seconds: ms / 1000, bytes: backup.size_bytes };
 }
@@ -74,7 +79,7 @@ await runBench(async (cleanups: Cleanup[]) => {
   for (let run = 1; run <= runs; run++) {
     console.error(`run ${run} of ${runs}: baseline, then pgcloud`);
     baseline.push(await timeBaseline(bulk));
-    const mine = await timeOurs(bulk.api, `${bulk.path}/backups`);
+    const mine = await timeOurs(bulk.client, bulk.path);
     ours.push(mine.seconds);
     archiveBytes = mine.bytes;
   }

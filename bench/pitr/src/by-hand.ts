@@ -12,20 +12,21 @@ import {
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
-import type { DownloadLink } from '@pgcloud/contracts';
+import type { Client } from '@pgcloud/api-client';
+import { getBackupDownload, unwrap } from '@pgcloud/api-client';
 import { WAL_SEGMENT_BYTES, chownFile, parseSegmentName, resolveOsUser } from '@pgcloud/postgres';
 import type { ObjectStore } from '@pgcloud/storage';
-import type { ApiClient } from '@pgcloud/testing';
-import { RestoredByHand, apiData, downloadArchive, pollUntil } from '@pgcloud/testing';
+import type { DatabasePath } from '@pgcloud/testing';
+import { RestoredByHand, downloadArchive, pollUntil } from '@pgcloud/testing';
 
 // As many segments at once as pgcloud's restore fetches.
 const PARALLEL_FETCHES = 8;
 
 /** Where a restore by hand takes its base backup and WAL from. */
 export interface HandSource {
-  api: ApiClient;
-  /** `.../backups/{base_backup_id}`. */
-  backupPath: string;
+  client: Client;
+  /** The path parameters of the base backup: the database's, and its `backup_id`. */
+  backupPath: DatabasePath & { backup_id: string };
   bucket: ObjectStore;
   /** `projects/{project_id}/databases/{database_id}/wal/`. */
   walPrefix: string;
@@ -102,11 +103,7 @@ export async function restoreByHand(
 }
 
 async function downloadBase(source: HandSource, dir: string): Promise<string> {
-  const link = apiData<DownloadLink>(
-    await source.api.get(`${source.backupPath}/download`),
-    200,
-    'GET backups/{id}/download',
-  );
+  const link = await unwrap(getBackupDownload({ client: source.client, path: source.backupPath }));
   const fetched = await downloadArchive(link.download_url, dir);
   if (!fetched.file) throw new Error(`the base backup's download answered ${fetched.status}`);
   return fetched.file;

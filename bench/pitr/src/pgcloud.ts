@@ -1,13 +1,15 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type {
-  CreatedPitrRestore,
-  EnabledPitr,
-  RecoveryWindow,
-  Restore,
-  WalReceiverStatus,
-} from '@pgcloud/contracts';
-import type { ApiClient } from '@pgcloud/testing';
-import { apiData, pollUntil } from '@pgcloud/testing';
+import type { Client, EnabledPitr, RecoveryWindow } from '@pgcloud/api-client';
+import {
+  enablePitr,
+  getPitrRestore,
+  getReceiverStatus,
+  getRecoveryWindow,
+  restorePitr,
+  unwrap,
+} from '@pgcloud/api-client';
+import type { DatabasePath } from '@pgcloud/testing';
+import { pollUntil } from '@pgcloud/testing';
 
 // Archiving a gigabyte of WAL into the local S3 can trail the writes by minutes.
 const ARCHIVE_TIMEOUT_MS = 15 * 60_000;
@@ -23,22 +25,16 @@ export interface OurRestore {
  * Enables PITR and waits until the receiver streams and the recovery window is open (the
  * base backup taken on enabling has completed).
  */
-export async function enablePitr(
-  api: ApiClient,
-  pitrPath: string,
+export async function enablePitrAndWait(
+  client: Client,
+  path: DatabasePath,
   retentionDays: number,
 ): Promise<EnabledPitr> {
-  const enabled = apiData<EnabledPitr>(
-    await api.post(`${pitrPath}/enable`, { retention_days: retentionDays }),
-    200,
-    'POST pitr/enable',
+  const enabled = await unwrap(
+    enablePitr({ client, path, body: { retention_days: retentionDays } }),
   );
-  await waitForArchive(api, pitrPath, 'the archive to open', async (window) => {
-    const status = apiData<WalReceiverStatus>(
-      await api.get(`${pitrPath}/receiver-status`),
-      200,
-      'GET pitr/receiver-status',
-    );
+  await waitForArchive(client, path, 'the archive to open', async (window) => {
+    const status = await unwrap(getReceiverStatus({ client, path }));
     return status.status === 'running' && window.to !== null;
   });
   return enabled;
@@ -46,13 +42,13 @@ export async function enablePitr(
 
 /** Waits until the recovery window's `to` is past `moment`, and answers that window. */
 export function windowPast(
-  api: ApiClient,
-  pitrPath: string,
+  client: Client,
+  path: DatabasePath,
   moment: Date,
 ): Promise<RecoveryWindow & { to: string }> {
   return waitForArchive(
-    api,
-    pitrPath,
+    client,
+    path,
     `the recovery window to pass ${moment.toISOString()}`,
     (window) => Promise.resolve(window.to !== null && Date.parse(window.to) > moment.getTime()),
   );
@@ -60,26 +56,21 @@ export function windowPast(
 
 /** A PITR restore into a new database `targetDatabase`, run to its end. */
 export async function restoreOurs(
-  api: ApiClient,
-  pitrPath: string,
+  client: Client,
+  path: DatabasePath,
   targetTime: string,
   targetDatabase: string,
 ): Promise<OurRestore> {
-  const created = apiData<CreatedPitrRestore>(
-    await api.post(`${pitrPath}/restore`, {
-      target_time: targetTime,
-      target_database: targetDatabase,
+  const created = await unwrap(
+    restorePitr({
+      client,
+      path,
+      body: { target_time: targetTime, target_database: targetDatabase },
     }),
-    201,
-    'POST pitr/restore',
   );
+  const restorePath = { ...path, restore_id: created.restore_id };
   const restore = await pollUntil(
-    async () =>
-      apiData<Restore>(
-        await api.get(`${pitrPath}/restores/${created.restore_id}`),
-        200,
-        'GET pitr/restores/{id}',
-      ),
+    () => unwrap(getPitrRestore({ client, path: restorePath })),
     (r) => r.status === 'completed' || r.status === 'failed',
   );
   if (restore.status === 'failed') throw new Error(`PITR restore failed: ${restore.error ?? '?'}`);
@@ -90,18 +81,14 @@ export async function restoreOurs(
 }
 
 async function waitForArchive(
-  api: ApiClient,
-  pitrPath: string,
+  client: Client,
+  path: DatabasePath,
   what: string,
   done: (window: RecoveryWindow) => Promise<boolean>,
 ): Promise<RecoveryWindow & { to: string }> {
   const deadline = Date.now() + ARCHIVE_TIMEOUT_MS;
   for (;;) {
-    const window = apiData<RecoveryWindow>(
-      await api.get(`${pitrPath}/recovery-window`),
-      200,
-      'GET pitr/recovery-window',
-    );
+    const window = await unwrap(getRecoveryWindow({ client, path }));
     if (window.to !== null && (await done(window))) return { ...window, to: window.to };
     if (Date.now() > deadline) throw new Error(`waited in vain for ${what}`);
     await delay(250);

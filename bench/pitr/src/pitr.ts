@@ -2,14 +2,20 @@
 // 1 GB of WAL into a new database (download of the base backup and the WAL, recovery to the
 // target, promotion), beside the same restore by hand with plain PostgreSQL in the same
 // run, and the ratio. It only prints; nothing passes or fails on a figure.
-import type { Backup, PitrConfig } from '@pgcloud/contracts';
+import {
+  deleteDatabase,
+  getBackup,
+  getDatabaseUrl,
+  getPitrConfig,
+  unwrap,
+} from '@pgcloud/api-client';
 import { parseLsn, segmentOf } from '@pgcloud/postgres';
 import type { BulkDatabase, Cleanup } from '@pgcloud/testing';
-import { apiData, benchCount, bulkDatabase, middle, runBench } from '@pgcloud/testing';
+import { benchCount, bulkDatabase, middle, runBench } from '@pgcloud/testing';
 import type { HandRestore, HandSource } from './by-hand.js';
 import { restoreByHand } from './by-hand.js';
 import type { OurRestore } from './pgcloud.js';
-import { enablePitr, restoreOurs, windowPast } from './pgcloud.js';
+import { enablePitrAndWait, restoreOurs, windowPast } from './pgcloud.js';
 import type { Written } from './wal-writes.js';
 import { commitMarker, connect, countRows, writeWal } from './wal-writes.js';
 
@@ -19,7 +25,6 @@ const MB = 1_000_000;
 /** Writes the WAL, then picks the target: the recovery window's `to` once past the writes. */
 async function prepare(
   bulk: BulkDatabase,
-  pitrPath: string,
   caPem: string,
 ): Promise<{ written: Written; target: string; catchUpSeconds: number }> {
   const client = await connect(bulk.connection.connection_string, caPem);
@@ -27,10 +32,10 @@ async function prepare(
     console.error(`writing ${WAL_MB} MB of WAL`);
     const written = await writeWal(client, WAL_MB * MB);
     console.error('waiting for the archive to cover the writes');
-    const target = (await windowPast(bulk.api, pitrPath, written.endedAt)).to;
+    const target = (await windowPast(bulk.client, bulk.path, written.endedAt)).to;
     const catchUpSeconds = (Date.now() - written.endedAt.getTime()) / 1000;
     // A commit after the target, archived, so that replay stops on it (both restores).
-    await windowPast(bulk.api, pitrPath, await commitMarker(client));
+    await windowPast(bulk.client, bulk.path, await commitMarker(client));
     return { written, target, catchUpSeconds };
   } finally {
     await client.end();
@@ -38,14 +43,15 @@ async function prepare(
 }
 
 /** The base backup the restores start from, and where its WAL lies in S3. */
-async function handSource(bulk: BulkDatabase, pitrPath: string): Promise<HandSource> {
-  const { api, path, database, connection, stack } = bulk;
-  const config = apiData<PitrConfig>(await api.get(`${pitrPath}/config`), 200, 'GET pitr/config');
-  const backupPath = `${path}/backups/${config.base_backup_id}`;
-  const backup = apiData<Backup>(await api.get(backupPath), 200, 'GET base backup');
+async function handSource(bulk: BulkDatabase): Promise<HandSource> {
+  const { client, path, database, connection, stack } = bulk;
+  const config = await unwrap(getPitrConfig({ client, path }));
+  if (!config.base_backup_id) throw new Error('PITR is enabled without a base backup');
+  const backupPath = { ...path, backup_id: config.base_backup_id };
+  const backup = await unwrap(getBackup({ client, path: backupPath }));
   if (!backup.start_lsn) throw new Error(`the base backup ${backup.id} has no start_lsn`);
   return {
-    api,
+    client,
     backupPath,
     bucket: stack.bucket(),
     walPrefix: `projects/${database.project_id}/databases/${database.id}/wal/`,
@@ -56,8 +62,9 @@ async function handSource(bulk: BulkDatabase, pitrPath: string): Promise<HandSou
 
 /** The rows of `wal_filler` in the restored database `name`, over its TLS connection string. */
 async function restoredRows(bulk: BulkDatabase, name: string, caPem: string): Promise<number> {
-  const url = `/projects/${bulk.database.project_id}/databases/${name}/url`;
-  const details = apiData<{ connection_string: string }>(await bulk.api.get(url), 200, 'url');
+  const details = await unwrap(
+    getDatabaseUrl({ client: bulk.client, path: { project_id: bulk.path.project_id, name } }),
+  );
   const client = await connect(details.connection_string, caPem);
   try {
     return await countRows(client);
@@ -69,12 +76,11 @@ async function restoredRows(bulk: BulkDatabase, name: string, caPem: string): Pr
 await runBench(async (cleanups: Cleanup[]) => {
   const runs = process.env['BENCH_COUNT'] ? benchCount() : 1;
   const bulk = await bulkDatabase(cleanups, 'bench-pitr', 0);
-  const pitrPath = `${bulk.path}/pitr`;
   const caPem = await (await fetch(`${bulk.stack.baseUrl}/ca.pem`)).text();
   console.error('enabling PITR (retention 1 day) and waiting for the archive to open');
-  await enablePitr(bulk.api, pitrPath, 1);
-  const { written, target, catchUpSeconds } = await prepare(bulk, pitrPath, caPem);
-  const source = await handSource(bulk, pitrPath);
+  await enablePitrAndWait(bulk.client, bulk.path, 1);
+  const { written, target, catchUpSeconds } = await prepare(bulk, caPem);
+  const source = await handSource(bulk);
   cleanups.push(() => Promise.resolve(source.bucket.close()));
   const ours: OurRestore[] = [];
   const byHand: HandRestore[] = [];
@@ -85,12 +91,10 @@ await runBench(async (cleanups: Cleanup[]) => {
     byHand.push(hand);
     rows.byHand = hand.rows;
     const name = `pitr-${run}`;
-    ours.push(await restoreOurs(bulk.api, pitrPath, target, name));
+    ours.push(await restoreOurs(bulk.client, bulk.path, target, name));
     rows.ours = await restoredRows(bulk, name, caPem);
-    apiData(
-      await bulk.api.delete(`/projects/${bulk.database.project_id}/databases/${name}`),
-      200,
-      `DELETE ${name}`,
+    await unwrap(
+      deleteDatabase({ client: bulk.client, path: { project_id: bulk.path.project_id, name } }),
     );
   }
   return report(written, target, catchUpSeconds, ours, byHand, rows);

@@ -1,18 +1,20 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Database, Project } from '@pgcloud/contracts';
-import type { ApiClient, ApiResponse, SignedIn, Stack, SuccessBody } from '@pgcloud/testing';
+import type { Client } from '@pgcloud/api-client';
+import {
+  createDatabase,
+  deleteDatabase,
+  getDatabase,
+  listDatabases,
+  unwrap,
+} from '@pgcloud/api-client';
+import type { ApiClient, SignedIn, Stack } from '@pgcloud/testing';
 import { signIn } from '@pgcloud/testing';
 
 /** How often a new database's status is read. */
 export const POLL_MS = 25;
 /** A database still not running after this has failed in all but name: stop the bench. */
 const READY_TIMEOUT_MS = 120_000;
-
-function expectStatus(response: ApiResponse<unknown>, status: number, what: string): void {
-  if (response.status !== status)
-    throw new Error(`${what} answered ${response.status}: ${JSON.stringify(response.body)}`);
-}
 
 /**
  * Signs in as a Pro user: Free allows 3 databases per project, and its rate limit would
@@ -25,25 +27,18 @@ export async function signInPro(stack: Stack, api: ApiClient, login: string): Pr
   return signIn(api, login);
 }
 
-/** Creates a project and answers its id. */
-export async function createProject(api: ApiClient, name: string): Promise<string> {
-  const created = await api.post<SuccessBody<Project>>('/projects', { name });
-  expectStatus(created, 201, 'POST /projects');
-  return created.body.data.id;
-}
-
 /** Milliseconds from sending the create to the answer that reads `running`. */
-export async function timeCreate(api: ApiClient, projectId: string, name: string): Promise<number> {
-  const path = `/projects/${projectId}/databases`;
+export async function timeCreate(
+  client: Client,
+  project_id: string,
+  name: string,
+): Promise<number> {
   const started = performance.now();
-  const created = await api.post<SuccessBody<Database>>(path, { name });
-  expectStatus(created, 201, `POST ${path}`);
+  await unwrap(createDatabase({ client, path: { project_id }, body: { name } }));
   const deadline = started + READY_TIMEOUT_MS;
   for (;;) {
-    const shown = await api.get<SuccessBody<Database>>(`${path}/${name}`);
+    const { status, error } = await unwrap(getDatabase({ client, path: { project_id, name } }));
     const answered = performance.now();
-    expectStatus(shown, 200, `GET ${path}/${name}`);
-    const { status, error } = shown.body.data;
     if (status === 'running') return answered - started;
     if (status === 'failed') throw new Error(`database ${name} failed: ${error ?? 'no reason'}`);
     if (answered > deadline)
@@ -56,10 +51,8 @@ export async function timeCreate(api: ApiClient, projectId: string, name: string
  * Deletes every database of the project, whichever came up; their servers go in the
  * background, and Stack.stop stops any the provisioner has not removed by then.
  */
-export async function deleteDatabases(api: ApiClient, projectId: string): Promise<void> {
-  const path = `/projects/${projectId}/databases`;
-  const listed = await api.get<SuccessBody<{ databases: Database[] }>>(path);
-  expectStatus(listed, 200, `GET ${path}`);
-  for (const { name } of listed.body.data.databases)
-    expectStatus(await api.delete(`${path}/${name}`), 200, `DELETE ${path}/${name}`);
+export async function deleteDatabases(client: Client, project_id: string): Promise<void> {
+  const { databases } = await unwrap(listDatabases({ client, path: { project_id } }));
+  for (const { name } of databases)
+    await unwrap(deleteDatabase({ client, path: { project_id, name } }));
 }

@@ -2,10 +2,11 @@
 // reading `running`, beside a cluster made by hand (initdb, pg_ctl start, SELECT 1) on the
 // same machine in the same run. It only prints; nothing passes or fails on a number.
 import { Logger } from '@nestjs/common';
+import { createProject, unwrap } from '@pgcloud/api-client';
 import type { Cleanup } from '@pgcloud/testing';
 import { ApiClient, Stack, benchCount, formatReport, runBench } from '@pgcloud/testing';
 import { openBaseline } from './baseline.js';
-import { POLL_MS, createProject, deleteDatabases, signInPro, timeCreate } from './pgcloud.js';
+import { POLL_MS, deleteDatabases, signInPro, timeCreate } from './pgcloud.js';
 
 /**
  * The bench polls often as a Pro user: Pro's rate limit out of the way, and a quick
@@ -43,14 +44,14 @@ async function measurePgcloud(count: number, cleanups: Cleanup[]): Promise<numbe
   Logger.overrideLogger(['error']);
   const stack = await Stack.start({ env: STACK_ENV, isolated: true, output: 'files' });
   cleanups.push(() => stack.stop());
-  const owner = await signInPro(stack, new ApiClient(stack.baseUrl), 'bench-owner');
-  const projectId = await createProject(owner.api, 'bench-provision');
-  cleanups.unshift(() => deleteDatabases(owner.api, projectId));
+  const { client } = await signInPro(stack, new ApiClient(stack.baseUrl), 'bench-owner');
+  const project = await unwrap(createProject({ client, body: { name: 'bench-provision' } }));
+  cleanups.unshift(() => deleteDatabases(client, project.id));
   const times: number[] = [];
   // One after another: each time is one database's own, not a share of a queue.
   for (let i = 1; i <= count; i += 1) {
     console.error(`pgcloud: database ${i} of ${count}`);
-    times.push(await timeCreate(owner.api, projectId, `bench-db-${i}`));
+    times.push(await timeCreate(client, project.id, `bench-db-${i}`));
   }
   return times;
 }

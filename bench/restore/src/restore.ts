@@ -3,17 +3,18 @@
 // TLS check, the swap), beside extracting the same archive and starting PostgreSQL on it
 // by hand, in the same run, and the ratio. It only prints; nothing passes or fails on it.
 import { performance } from 'node:perf_hooks';
-import type {
-  Backup,
-  CreatedBackup,
-  CreatedRestore,
-  DownloadLink,
-  Restore,
-} from '@pgcloud/contracts';
-import type { ApiClient, Cleanup } from '@pgcloud/testing';
+import type { Client } from '@pgcloud/api-client';
+import {
+  createBackup,
+  getBackup,
+  getBackupDownload,
+  getRestore,
+  restoreBackup,
+  unwrap,
+} from '@pgcloud/api-client';
+import type { Cleanup, DatabasePath } from '@pgcloud/testing';
 import {
   RestoredByHand,
-  apiData,
   benchCount,
   bulkDatabase,
   downloadArchive,
@@ -25,15 +26,12 @@ import {
 const ROWS = Number(process.env['BENCH_ROWS'] ?? '3300000');
 
 /** Seconds of one in-place restore: from the record's start to its completion. */
-async function timeOurs(api: ApiClient, path: string, backupId: string): Promise<number> {
-  const created = apiData<CreatedRestore>(
-    await api.post(`${path}/backups/${backupId}/restore`),
-    201,
-    'POST restore',
+async function timeOurs(client: Client, path: DatabasePath, backupId: string): Promise<number> {
+  const created = await unwrap(
+    restoreBackup({ client, path: { ...path, backup_id: backupId }, body: {} }),
   );
   const restore = await pollUntil(
-    async () =>
-      apiData<Restore>(await api.get(`${path}/restores/${created.restore_id}`), 200, 'GET restore'),
+    () => unwrap(getRestore({ client, path: { ...path, restore_id: created.restore_id } })),
     (r) => r.status === 'completed' || r.status === 'failed',
   );
   if (restore.status === 'failed') throw new Error(`restore failed: ${restore.error ?? '?'}`);
@@ -54,19 +52,16 @@ async function timeByHand(archive: string, parent: string): Promise<number> {
 
 await runBench(async (cleanups: Cleanup[]) => {
   const runs = process.env['BENCH_COUNT'] ? benchCount() : 3;
-  const { api, path, scratchDir } = await bulkDatabase(cleanups, 'bench-restore', ROWS);
+  const { client, path, scratchDir } = await bulkDatabase(cleanups, 'bench-restore', ROWS);
   console.error('taking a backup and downloading it');
-  const created = apiData<CreatedBackup>(await api.post(`${path}/backups`), 201, 'POST backup');
+  const created = await unwrap(createBackup({ client, path }));
+  const backupPath = { ...path, backup_id: created.id };
   const backup = await pollUntil(
-    async () => apiData<Backup>(await api.get(`${path}/backups/${created.id}`), 200, 'GET backup'),
+    () => unwrap(getBackup({ client, path: backupPath })),
     (b) => b.status === 'completed' || b.status === 'failed',
   );
   if (backup.status !== 'completed') throw new Error(`backup failed: ${backup.error ?? '?'}`);
-  const link = apiData<DownloadLink>(
-    await api.get(`${path}/backups/${backup.id}/download`),
-    200,
-    'link',
-  );
+  const link = await unwrap(getBackupDownload({ client, path: backupPath }));
   const fetched = await downloadArchive(link.download_url, scratchDir);
   if (!fetched.file) throw new Error(`download answered ${fetched.status}`);
   const ours: number[] = [];
@@ -74,7 +69,7 @@ await runBench(async (cleanups: Cleanup[]) => {
   for (let run = 1; run <= runs; run++) {
     console.error(`run ${run} of ${runs}: by hand, then pgcloud`);
     byHand.push(await timeByHand(fetched.file, scratchDir));
-    ours.push(await timeOurs(api, path, backup.id));
+    ours.push(await timeOurs(client, path, backup.id));
   }
   const ourMedian = middle(ours);
   const handMedian = middle(byHand);

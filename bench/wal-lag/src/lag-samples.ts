@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { EnabledPitr, RecoveryWindow, WalReceiverStatus } from '@pgcloud/contracts';
-import type { ApiClient } from '@pgcloud/testing';
-import { apiData } from '@pgcloud/testing';
+import type { Client, EnabledPitr, RecoveryWindow, WalReceiverStatus } from '@pgcloud/api-client';
+import { enablePitr, getReceiverStatus, getRecoveryWindow, unwrap } from '@pgcloud/api-client';
+import type { DatabasePath } from '@pgcloud/testing';
 
 // The base backup of a small database and the receiver's first connection take seconds.
 const ARCHIVE_TIMEOUT_MS = 5 * 60_000;
@@ -22,19 +22,17 @@ export interface LagSample {
  * Enables PITR and waits until the receiver streams and the recovery window is open (the
  * base backup taken on enabling has completed).
  */
-export async function enablePitr(
-  api: ApiClient,
-  pitrPath: string,
+export async function enablePitrAndWait(
+  client: Client,
+  path: DatabasePath,
   retentionDays: number,
 ): Promise<EnabledPitr> {
-  const enabled = apiData<EnabledPitr>(
-    await api.post(`${pitrPath}/enable`, { retention_days: retentionDays }),
-    200,
-    'POST pitr/enable',
+  const enabled = await unwrap(
+    enablePitr({ client, path, body: { retention_days: retentionDays } }),
   );
   await waitForArchive(
-    api,
-    pitrPath,
+    client,
+    path,
     'the archive to open',
     ({ status, window }) => status.status === 'running' && window.to !== null,
   );
@@ -42,19 +40,19 @@ export async function enablePitr(
 }
 
 /** Waits until the archive holds everything written so far: `to` passes the present. */
-export async function waitForCatchUp(api: ApiClient, pitrPath: string): Promise<void> {
+export async function waitForCatchUp(client: Client, path: DatabasePath): Promise<void> {
   const now = Date.now();
   await waitForArchive(
-    api,
-    pitrPath,
+    client,
+    path,
     'the archive to catch up',
     ({ window }) => window.to !== null && Date.parse(window.to) > now,
   );
 }
 
 /** One sample; the clock is read after both answers, so the lag is never understated. */
-async function sampleLag(api: ApiClient, pitrPath: string): Promise<LagSample> {
-  const { status, window } = await readArchive(api, pitrPath);
+async function sampleLag(client: Client, path: DatabasePath): Promise<LagSample> {
+  const { status, window } = await readArchive(client, path);
   const at = Date.now();
   if (window.to === null) throw new Error('the recovery window closed during the load');
   return {
@@ -67,8 +65,8 @@ async function sampleLag(api: ApiClient, pitrPath: string): Promise<LagSample> {
 
 /** Samples once a second until `load` settles; answers the samples and the load's result. */
 export async function sampleDuring<T>(
-  api: ApiClient,
-  pitrPath: string,
+  client: Client,
+  path: DatabasePath,
   load: Promise<T>,
 ): Promise<{ samples: LagSample[]; result: T }> {
   let settled = false;
@@ -78,7 +76,7 @@ export async function sampleDuring<T>(
   const samples: LagSample[] = [];
   try {
     for (let next = Date.now(); !settled; next += 1000) {
-      samples.push(await sampleLag(api, pitrPath));
+      samples.push(await sampleLag(client, path));
       await delay(Math.max(0, next + 1000 - Date.now()));
     }
   } finally {
@@ -89,14 +87,14 @@ export async function sampleDuring<T>(
 }
 
 async function waitForArchive(
-  api: ApiClient,
-  pitrPath: string,
+  client: Client,
+  path: DatabasePath,
   what: string,
   done: (archive: { status: WalReceiverStatus; window: RecoveryWindow }) => boolean,
 ): Promise<void> {
   const deadline = Date.now() + ARCHIVE_TIMEOUT_MS;
   for (;;) {
-    const archive = await readArchive(api, pitrPath);
+    const archive = await readArchive(client, path);
     if (done(archive)) return;
     if (Date.now() > deadline)
       throw new Error(`waited in vain for ${what}: ${JSON.stringify(archive)}`);
@@ -105,15 +103,12 @@ async function waitForArchive(
 }
 
 async function readArchive(
-  api: ApiClient,
-  pitrPath: string,
+  client: Client,
+  path: DatabasePath,
 ): Promise<{ status: WalReceiverStatus; window: RecoveryWindow }> {
   const [status, window] = await Promise.all([
-    api.get(`${pitrPath}/receiver-status`),
-    api.get(`${pitrPath}/recovery-window`),
+    unwrap(getReceiverStatus({ client, path })),
+    unwrap(getRecoveryWindow({ client, path })),
   ]);
-  return {
-    status: apiData<WalReceiverStatus>(status, 200, 'GET pitr/receiver-status'),
-    window: apiData<RecoveryWindow>(window, 200, 'GET pitr/recovery-window'),
-  };
+  return { status, window };
 }

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { Cleanup } from '@pgcloud/testing';
 import { bulkDatabase, runBench } from '@pgcloud/testing';
 import type { LagSample } from './lag-samples.js';
-import { enablePitr, sampleDuring, waitForCatchUp } from './lag-samples.js';
+import { enablePitrAndWait, sampleDuring, waitForCatchUp } from './lag-samples.js';
 import { PgbenchDatabase } from './pgbench.js';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? '60');
@@ -40,7 +40,6 @@ function lagLines(samples: LagSample[], written: { bytes: number; seconds: numbe
 
 await runBench(async (cleanups: Cleanup[]) => {
   const bulk = await bulkDatabase(cleanups, 'bench-wal-lag', 0);
-  const pitrPath = `${bulk.path}/pitr`;
   const database = await PgbenchDatabase.of(bulk);
   console.error(`pgbench -i -s ${SCALE}`);
   await database.initialize(SCALE);
@@ -48,15 +47,15 @@ await runBench(async (cleanups: Cleanup[]) => {
   console.error(`pgbench -c ${CLIENTS} -T ${SECONDS} -N without PITR`);
   const tpsWithout = await database.tps(CLIENTS, SECONDS);
   console.error('enabling PITR and waiting for the archive to open and catch up');
-  await enablePitr(bulk.api, pitrPath, 1);
+  await enablePitrAndWait(bulk.client, bulk.path, 1);
   await database.settle();
-  await waitForCatchUp(bulk.api, pitrPath);
+  await waitForCatchUp(bulk.client, bulk.path);
   console.error(`pgbench -c ${CLIENTS} -T ${SECONDS} -N with PITR, sampling the lag`);
   const walBefore = await database.walPosition();
   const started = performance.now();
   const { samples, result: tpsWith } = await sampleDuring(
-    bulk.api,
-    pitrPath,
+    bulk.client,
+    bulk.path,
     database.tps(CLIENTS, SECONDS),
   );
   const written = {

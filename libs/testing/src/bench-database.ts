@@ -3,9 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
-import type { ConnectionDetails, Database, Project } from '@pgcloud/contracts';
+import type { Client, ConnectionDetails, Database } from '@pgcloud/api-client';
+import {
+  createDatabase,
+  createProject,
+  getDatabase,
+  getDatabaseUrl,
+  unwrap,
+} from '@pgcloud/api-client';
 import pg from 'pg';
-import type { ApiResponse, SuccessBody } from './api-client.js';
 import { ApiClient } from './api-client.js';
 import type { Cleanup } from './run-bench.js';
 import { signIn } from './sign-in.js';
@@ -19,23 +25,23 @@ const BENCH_STACK_ENV = {
   LOG_LEVEL: 'warn',
 };
 
+/** The path parameters of a database's operations. */
+export interface DatabasePath {
+  project_id: string;
+  name: string;
+}
+
 /** A stack of a bench's own, with one running database full of rows, and a scratch folder. */
 export interface BulkDatabase {
   stack: Stack;
-  api: ApiClient;
-  /** `/projects/{id}/databases/bulk`. */
-  path: string;
+  /** The generated API client, signed in as the database's owner. */
+  client: Client;
+  /** `{ project_id, name: 'bulk' }`. */
+  path: DatabasePath;
   database: Database;
   connection: ConnectionDetails;
   /** A temp folder PostgreSQL's OS user can pass through (0755), removed at the end. */
   scratchDir: string;
-}
-
-/** The `data` of a success envelope with that status; anything else stops the bench. */
-export function apiData<T>(response: ApiResponse<unknown>, status: number, what: string): T {
-  if (response.status !== status)
-    throw new Error(`${what} answered ${response.status}: ${JSON.stringify(response.body)}`);
-  return (response.body as SuccessBody<T>).data;
 }
 
 /** Reads until `done` says so, every 100 ms. */
@@ -74,24 +80,22 @@ export async function bulkDatabase(
   const scratchDir = await mkdtemp(join(tmpdir(), `pgcloud-${projectName}-`));
   await chmod(scratchDir, 0o755);
   cleanups.push(() => rm(scratchDir, { recursive: true, force: true }));
-  const { api } = await signIn(new ApiClient(stack.baseUrl), 'bench');
-  const project = apiData<Project>(
-    await api.post('/projects', { name: projectName }),
-    201,
-    'project',
+  const { client } = await signIn(new ApiClient(stack.baseUrl), 'bench');
+  const project = await unwrap(createProject({ client, body: { name: projectName } }));
+  const path: DatabasePath = { project_id: project.id, name: 'bulk' };
+  await unwrap(
+    createDatabase({ client, path: { project_id: project.id }, body: { name: 'bulk' } }),
   );
-  const path = `/projects/${project.id}/databases/bulk`;
-  apiData(await api.post(`/projects/${project.id}/databases`, { name: 'bulk' }), 201, 'database');
   const database = await pollUntil(
-    async () => apiData<Database>(await api.get(path), 200, 'GET database'),
+    () => unwrap(getDatabase({ client, path })),
     (d) => d.status !== 'provisioning',
   );
   if (database.status !== 'running') throw new Error(`the database is ${database.status}`);
-  const connection = apiData<ConnectionDetails>(await api.get(`${path}/url`), 200, 'url');
+  const connection = await unwrap(getDatabaseUrl({ client, path }));
   const caPem = await (await fetch(`${stack.baseUrl}/ca.pem`)).text();
   console.error(`filling the database with ${rows} rows`);
   await fill(connection.connection_string, caPem, rows);
-  return { stack, api, path, database, connection, scratchDir };
+  return { stack, client, path, database, connection, scratchDir };
 }
 
 async function fill(connectionString: string, caPem: string, rows: number): Promise<void> {

@@ -1,3 +1,4 @@
+export * from './answer-secrets.js';
 export * from './api-client.js';
 export * from './app-run.js';
 export * from './container-app.js';
@@ -5,6 +6,7 @@ export * from './free-port.js';
 export * from './launcher-env.js';
 export * from './prerequisites.js';
 export * from './sign-in.js';
+export * from './test-api.js';
 export * from './stack.js';
 export * from './http-answers.js';
 export * from './up.js';

@@ -1,9 +1,13 @@
+import type { Client } from '@pgcloud/api-client';
 import type { DeviceAuthorization, User } from '@pgcloud/contracts';
 import type { ApiClient, ApiResponse, SuccessBody } from './api-client.js';
+import { testApi } from './test-api.js';
 
-/** A signed-in caller: the API client carrying the token, and who it is. */
+/** A signed-in caller: the API clients carrying the token, and who it is. */
 export interface SignedIn {
   api: ApiClient;
+  /** The generated client with the token (and the same client address as `api`). */
+  client: Client;
   token: string;
   user: User;
 }
@@ -61,5 +65,11 @@ export async function signIn(api: ApiClient, login: string, email?: string): Pro
   const { access_token, user } = polled.body.data;
   if (!access_token || !user)
     throw new Error(`no token after approval: ${JSON.stringify(polled.body)}`);
-  return { api: api.withToken(access_token), token: access_token, user };
+  const headers = api.clientIp ? { 'x-forwarded-for': api.clientIp } : undefined;
+  return {
+    api: api.withToken(access_token),
+    client: testApi(api.baseUrl, access_token, headers),
+    token: access_token,
+    user,
+  };
 }
