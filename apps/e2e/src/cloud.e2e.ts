@@ -34,6 +34,7 @@ import './suites/idempotency.suite.js';
 import './suites/outages.suite.js';
 import './suites/management.suite.js';
 import './suites/browser-device-flow.suite.js';
+import './suites/cli.suite.js';
 import './suites/containers.suite.js';
 import './suites/fuzz.suite.js';
 import './suites/secrets-in-logs.suite.js';

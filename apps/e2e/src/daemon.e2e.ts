@@ -8,5 +8,6 @@ import './suites/local-daemon-refusals.suite.js';
 import './suites/local-daemon-lifecycle.suite.js';
 import './suites/local-daemon-existing-server.suite.js';
 import './suites/local-daemon-secrets.suite.js';
+import './suites/cli-local.suite.js';
 
 after(stopSharedDaemon);

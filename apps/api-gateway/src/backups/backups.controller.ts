@@ -27,12 +27,12 @@ import { DeletedModel } from '../openapi/projects.models.js';
 import { CreatedRestoreModel } from '../openapi/restores.models.js';
 
 const ApiBackupId = (): MethodDecorator =>
-  ApiParam({ name: 'backup_id', example: 'bkp_k3v9x0q2m8t4b7w1c5zd' });
+  ApiParam({ name: 'backup_id', type: String, example: 'bkp_k3v9x0q2m8t4b7w1c5zd' });
 /** Base backups of a database: list, take, show, download, delete. */
 @ApiTags('backups')
 @ApiBearerAuth()
-@ApiParam({ name: 'project_id', example: 'proj_k3v9x0q2m8t4b7w1c5zd' })
-@ApiParam({ name: 'name', example: 'orders' })
+@ApiParam({ name: 'project_id', type: String, example: 'proj_k3v9x0q2m8t4b7w1c5zd' })
+@ApiParam({ name: 'name', type: String, example: 'orders' })
 @Controller('projects/:project_id/databases/:name/backups')
 export class BackupsController {
   constructor(private readonly rpc: RpcClient) {}

@@ -18,8 +18,9 @@ import {
 import { DeletedModel } from '../openapi/projects.models.js';
 
 const ApiDatabasePath = (): MethodDecorator & ClassDecorator =>
-  ApiParam({ name: 'project_id', example: 'proj_k3v9x0q2m8t4b7w1c5zd' });
-const ApiDatabaseName = (): MethodDecorator => ApiParam({ name: 'name', example: 'orders' });
+  ApiParam({ name: 'project_id', type: String, example: 'proj_k3v9x0q2m8t4b7w1c5zd' });
+const ApiDatabaseName = (): MethodDecorator =>
+  ApiParam({ name: 'name', type: String, example: 'orders' });
 
 /** Databases of a project of the signed-in account. */
 @ApiTags('databases')

@@ -49,8 +49,8 @@ import {
  */
 @ApiTags('pitr')
 @ApiBearerAuth()
-@ApiParam({ name: 'project_id', example: 'proj_k3v9x0q2m8t4b7w1c5zd' })
-@ApiParam({ name: 'name', example: 'orders' })
+@ApiParam({ name: 'project_id', type: String, example: 'proj_k3v9x0q2m8t4b7w1c5zd' })
+@ApiParam({ name: 'name', type: String, example: 'orders' })
 @Controller('projects/:project_id/databases/:name/pitr')
 export class PitrController {
   constructor(private readonly rpc: RpcClient) {}
@@ -220,7 +220,7 @@ export class PitrController {
   }
 
   @Get('restores/:restore_id')
-  @ApiParam({ name: 'restore_id', example: 'rstr_k3v9x0q2m8t4b7w1c5zd' })
+  @ApiParam({ name: 'restore_id', type: String, example: 'rstr_k3v9x0q2m8t4b7w1c5zd' })
   @ApiOperation({ operationId: 'getPitrRestore', summary: 'One PITR restore' })
   @ApiEnvelope(RestoreModel, { status: 200, description: 'The restore.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'RESTORE_NOT_FOUND')

@@ -17,6 +17,7 @@ import {
 const ApiProjectId = (): MethodDecorator =>
   ApiParam({
     name: 'id',
+    type: String,
     description: 'A project id (`proj_` and 20 characters of [0-9a-z]).',
     example: 'proj_k3v9x0q2m8t4b7w1c5zd',
   });

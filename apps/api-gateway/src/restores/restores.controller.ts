@@ -14,8 +14,8 @@ import { RestoreListModel, RestoreModel } from '../openapi/restores.models.js';
 /** Every restore of a database (as source), backup and PITR alike. */
 @ApiTags('restores')
 @ApiBearerAuth()
-@ApiParam({ name: 'project_id', example: 'proj_k3v9x0q2m8t4b7w1c5zd' })
-@ApiParam({ name: 'name', example: 'orders' })
+@ApiParam({ name: 'project_id', type: String, example: 'proj_k3v9x0q2m8t4b7w1c5zd' })
+@ApiParam({ name: 'name', type: String, example: 'orders' })
 @Controller('projects/:project_id/databases/:name/restores')
 export class RestoresController {
   constructor(private readonly rpc: RpcClient) {}
@@ -36,7 +36,7 @@ export class RestoresController {
   }
 
   @Get(':restore_id')
-  @ApiParam({ name: 'restore_id', example: 'rstr_k3v9x0q2m8t4b7w1c5zd' })
+  @ApiParam({ name: 'restore_id', type: String, example: 'rstr_k3v9x0q2m8t4b7w1c5zd' })
   @ApiOperation({ operationId: 'getRestore', summary: 'Show a restore' })
   @ApiEnvelope(RestoreModel, { status: 200, description: 'The restore.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'RESTORE_NOT_FOUND')

@@ -872,9 +872,9 @@ export type CreateBackupResponse = CreateBackupResponses[keyof CreateBackupRespo
 export type DeleteBackupData = {
     body?: never;
     path: {
-        backup_id: unknown;
-        name: unknown;
-        project_id: unknown;
+        backup_id: string;
+        name: string;
+        project_id: string;
     };
     query?: never;
     url: '/projects/{project_id}/databases/{name}/backups/{backup_id}';
@@ -920,9 +920,9 @@ export type DeleteBackupResponse = DeleteBackupResponses[keyof DeleteBackupRespo
 export type GetBackupData = {
     body?: never;
     path: {
-        backup_id: unknown;
-        name: unknown;
-        project_id: unknown;
+        backup_id: string;
+        name: string;
+        project_id: string;
     };
     query?: never;
     url: '/projects/{project_id}/databases/{name}/backups/{backup_id}';
@@ -968,9 +968,9 @@ export type GetBackupResponse = GetBackupResponses[keyof GetBackupResponses];
 export type GetBackupDownloadData = {
     body?: never;
     path: {
-        backup_id: unknown;
-        name: unknown;
-        project_id: unknown;
+        backup_id: string;
+        name: string;
+        project_id: string;
     };
     query?: never;
     url: '/projects/{project_id}/databases/{name}/backups/{backup_id}/download';
@@ -1026,9 +1026,9 @@ export type RestoreBackupData = {
         'Idempotency-Key'?: string;
     };
     path: {
-        backup_id: unknown;
-        name: unknown;
-        project_id: unknown;
+        backup_id: string;
+        name: string;
+        project_id: string;
     };
     query?: never;
     url: '/projects/{project_id}/databases/{name}/backups/{backup_id}/restore';
@@ -1145,9 +1145,9 @@ export type ListRestoresResponse = ListRestoresResponses[keyof ListRestoresRespo
 export type GetRestoreData = {
     body?: never;
     path: {
-        restore_id: unknown;
-        name: unknown;
-        project_id: unknown;
+        restore_id: string;
+        name: string;
+        project_id: string;
     };
     query?: never;
     url: '/projects/{project_id}/databases/{name}/restores/{restore_id}';
@@ -1193,8 +1193,8 @@ export type GetRestoreResponse = GetRestoreResponses[keyof GetRestoreResponses];
 export type GetPitrConfigData = {
     body?: never;
     path: {
-        name: unknown;
-        project_id: unknown;
+        name: string;
+        project_id: string;
     };
     query?: never;
     url: '/projects/{project_id}/databases/{name}/pitr/config';
@@ -1244,8 +1244,8 @@ export type EnablePitrData = {
         'Idempotency-Key'?: string;
     };
     path: {
-        name: unknown;
-        project_id: unknown;
+        name: string;
+        project_id: string;
     };
     query?: never;
     url: '/projects/{project_id}/databases/{name}/pitr/enable';
@@ -1311,8 +1311,8 @@ export type EnablePitrResponse = EnablePitrResponses[keyof EnablePitrResponses];
 export type DisablePitrData = {
     body?: never;
     path: {
-        name: unknown;
-        project_id: unknown;
+        name: string;
+        project_id: string;
     };
     query?: never;
     url: '/projects/{project_id}/databases/{name}/pitr/disable';
@@ -1356,8 +1356,8 @@ export type DisablePitrResponse = DisablePitrResponses[keyof DisablePitrResponse
 export type ListWalSegmentsData = {
     body?: never;
     path: {
-        name: unknown;
-        project_id: unknown;
+        name: string;
+        project_id: string;
     };
     query?: {
         limit?: number;
@@ -1415,8 +1415,8 @@ export type ListWalSegmentsResponse = ListWalSegmentsResponses[keyof ListWalSegm
 export type GetRecoveryWindowData = {
     body?: never;
     path: {
-        name: unknown;
-        project_id: unknown;
+        name: string;
+        project_id: string;
     };
     query?: never;
     url: '/projects/{project_id}/databases/{name}/pitr/recovery-window';
@@ -1464,8 +1464,8 @@ export type GetRecoveryWindowResponse = GetRecoveryWindowResponses[keyof GetReco
 export type GetReceiverStatusData = {
     body?: never;
     path: {
-        name: unknown;
-        project_id: unknown;
+        name: string;
+        project_id: string;
     };
     query?: never;
     url: '/projects/{project_id}/databases/{name}/pitr/receiver-status';
@@ -1513,8 +1513,8 @@ export type GetReceiverStatusResponse = GetReceiverStatusResponses[keyof GetRece
 export type RestartReceiverData = {
     body?: never;
     path: {
-        name: unknown;
-        project_id: unknown;
+        name: string;
+        project_id: string;
     };
     query?: never;
     url: '/projects/{project_id}/databases/{name}/pitr/restart-receiver';
@@ -1568,8 +1568,8 @@ export type RestorePitrData = {
         'Idempotency-Key'?: string;
     };
     path: {
-        name: unknown;
-        project_id: unknown;
+        name: string;
+        project_id: string;
     };
     query?: never;
     url: '/projects/{project_id}/databases/{name}/pitr/restore';
@@ -1641,8 +1641,8 @@ export type RestorePitrResponse = RestorePitrResponses[keyof RestorePitrResponse
 export type ListPitrRestoresData = {
     body?: never;
     path: {
-        name: unknown;
-        project_id: unknown;
+        name: string;
+        project_id: string;
     };
     query?: never;
     url: '/projects/{project_id}/databases/{name}/pitr/restores';
@@ -1686,9 +1686,9 @@ export type ListPitrRestoresResponse = ListPitrRestoresResponses[keyof ListPitrR
 export type GetPitrRestoreData = {
     body?: never;
     path: {
-        restore_id: unknown;
-        name: unknown;
-        project_id: unknown;
+        restore_id: string;
+        name: string;
+        project_id: string;
     };
     query?: never;
     url: '/projects/{project_id}/databases/{name}/pitr/restores/{restore_id}';
