@@ -281,4 +281,22 @@ describe('PITR restores: exactly what was committed up to the target', () => {
     assert.deepEqual((await restoreCopy(second.committed.iso)).markers, [...upTo(20), 201, 202]);
     assert.equal(database.name, 'drill');
   });
+
+  it('restores `latest` in place: everything committed before the request, the last commit just before', async () => {
+    // The server is put on hold as the restore is accepted: what it committed until then,
+    // up to the moment before, must all come back.
+    await insertMarkers(connection.connection_string, 301, 301, 0);
+    const created = expectData<CreatedPitrRestore>(
+      await owner.api.post(`${path()}/pitr/restore`, { target_time: 'latest' }),
+      201,
+    );
+    const restore = await waitForRestore(owner.api, path(), created.restore_id);
+    assert.equal(restore.status, 'completed', restore.error);
+    await waitForStatus(owner.api, project.id, 'drill', ['running']);
+    assert.deepEqual(await markersIn(connection.connection_string), [
+      ...upTo(20),
+      ...upTo(204, 201),
+      301,
+    ]);
+  });
 });

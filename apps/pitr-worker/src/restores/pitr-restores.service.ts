@@ -26,6 +26,9 @@ import { partialKey } from '../archive/wal-keys.js';
 const LINK_SECONDS = 3600;
 // How long a plan waits for the archive to reach the target (`latest` just accepted).
 const CATCH_UP_WAIT_MS = 3000;
+// How long an in-place `latest` waits for the archive to reach the moment it was accepted:
+// a few flush intervals, and never more than half the time the request has left.
+const LATEST_WAIT_MS = 10_000;
 // How long an accepted restore holds its base backup and WAL against retention.
 const HOLD_MS = 6 * 3600_000;
 
@@ -75,6 +78,13 @@ export class PitrRestores {
         'TARGET_TIME_INVALID',
         `target_time must lie within the recovery window, ${window.from} to ${window.to}.`,
       );
+    // In place, the provisioner puts the server on hold as it accepts, and the receiver does
+    // not stream from a held server: what was committed up to `latest` must be in the
+    // archive before then.
+    if (latest && request.target_database === undefined)
+      await this.caughtUp(archive.databaseId, target.micros, latestWaitMs(ctx)).catch((err) => {
+        throw isStillBehind(err) ? archiveBehind() : err;
+      });
     // The base backup it replays from stays, with the WAL after it, while it runs (an
     // older hold still in force stays too). Held before the provisioner accepts, so no
     // sweep in between takes it; a refused request's hold only lapses later.
@@ -102,7 +112,11 @@ export class PitrRestores {
   async plan(ctx: RequestContext, request: PitrPlanRequest): Promise<RestorePlan> {
     const target = parseTargetTime(String(request.target_time));
     if (!target) throw new DomainError('VALIDATION_ERROR', 'target_time is malformed.');
-    const archive = await this.caughtUp(String(request.database_id), target.micros);
+    const archive = await this.caughtUp(
+      String(request.database_id),
+      target.micros,
+      CATCH_UP_WAIT_MS,
+    );
     if (archive.startLsn === null || archive.timeline === null) throw notEnabled();
     const base = (await this.basesOf(ctx, archive))
       .filter((b) => microsOf(b.completedAt) <= target.micros)
@@ -162,9 +176,16 @@ export class PitrRestores {
     return {};
   }
 
-  /** The archive once its window reaches the target; OPERATION_IN_PROGRESS while it does not. */
-  private async caughtUp(databaseId: string, targetMicros: bigint): Promise<ArchiveEntity> {
-    const deadline = Date.now() + CATCH_UP_WAIT_MS;
+  /**
+   * The archive once its window reaches the target, waiting `waitMs` at most;
+   * OPERATION_IN_PROGRESS while it does not.
+   */
+  private async caughtUp(
+    databaseId: string,
+    targetMicros: bigint,
+    waitMs: number,
+  ): Promise<ArchiveEntity> {
+    const deadline = Date.now() + waitMs;
     for (;;) {
       const archive = await this.archives.findEnabled(databaseId);
       if (!archive) throw notEnabled();
@@ -194,6 +215,25 @@ export class PitrRestores {
   private link(key: string): Promise<string> {
     return this.store.presignedGet(key, { expiresInSeconds: LINK_SECONDS });
   }
+}
+
+function latestWaitMs(ctx: RequestContext, now: number = Date.now()): number {
+  return ctx.deadline === undefined
+    ? LATEST_WAIT_MS
+    : Math.min(LATEST_WAIT_MS, Math.max(0, (ctx.deadline - now) / 2));
+}
+
+function isStillBehind(err: unknown): boolean {
+  return err instanceof DomainError && err.code === 'OPERATION_IN_PROGRESS';
+}
+
+/** Nothing was started: the receiver is behind (reconnecting, say) and will catch up. */
+function archiveBehind(): DomainError {
+  return new DomainError(
+    'SERVICE_UNAVAILABLE',
+    'The WAL archive has not caught up with the database yet, so `latest` cannot be restored ' +
+      'in place now; nothing was changed. Try again in a moment, or see the receiver status.',
+  );
 }
 
 function notEnabled(): DomainError {
