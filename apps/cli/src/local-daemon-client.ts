@@ -1,56 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiError, ApiUnreachableError, apiErrorOf } from '@pgcloud/api-client';
+import type { LocalDatabaseDetail, LocalDatabaseList, LocalDeleted } from '@pgcloud/contracts';
 import { CliError, EXIT } from './exit-codes.js';
 import { configDirectory } from './settings-files.js';
 
 /** Where `npm run daemon` listens unless told otherwise (spec/decisions.md section 8). */
 export const DEFAULT_DAEMON_URL = 'http://127.0.0.1:5480';
 
-/** One database in the daemon's list. */
-export interface LocalDatabase {
-  name: string;
-  /** Bytes on disk. */
-  size: number;
-  /** Ordinary and partitioned tables. */
-  tableCount: number;
-  createdAt: string;
-}
-
-/** GET /databases. */
-export interface LocalDatabaseList {
-  databases: LocalDatabase[];
-}
-
-/** How to reach a local database, as the daemon's login role. */
-export interface LocalConnection {
-  host: string;
-  port: number;
-  database: string;
-  user: string;
-  password: string;
-  connectionString: string;
-}
-
-/** GET /databases/{name} and the answer of POST /databases. */
-export interface LocalDatabaseDetail {
-  name: string;
-  size: number;
-  createdAt: string;
-  tables: number;
-  views: number;
-  functions: number;
-  indexes: number;
-  schemas: { name: string; tableCount: number }[];
-  extensions: { name: string; version: string }[];
-  connection: LocalConnection;
-}
-
-/** DELETE /databases/{name}. */
-export interface LocalDeleted {
-  name: string;
-  deleted: true;
-}
+export type {
+  LocalConnection,
+  LocalDatabase,
+  LocalDatabaseDetail,
+  LocalDatabaseList,
+  LocalDeleted,
+} from '@pgcloud/contracts';
 
 /** Body of POST /databases: `template` names an existing local database to copy. */
 export interface CreateLocalDatabase {
