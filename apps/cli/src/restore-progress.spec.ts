@@ -18,7 +18,9 @@ describe('restore progress', () => {
   });
 
   it('shows the status, the phase when the API gives one, and its bytes and ETA', () => {
-    assert.deepEqual(restoreProgress({ ...base, status: 'pending' }), { phase: 'pending' });
+    assert.deepEqual(restoreProgress({ ...base, status: 'pending' } as Restore), {
+      phase: 'pending',
+    });
     const running = {
       ...base,
       status: 'running',

@@ -6,17 +6,10 @@ import type { ProgressState } from './progress.js';
 import { Progress, pollUntil } from './progress.js';
 
 /**
- * What a restore may carry beyond the generated type (spec/decisions.md section 6): its
- * phase, its progress, and `cancelled` among the statuses. Read when present.
+ * A restore's phase and progress (spec/decisions.md section 6), read when present: an
+ * older gateway leaves them out. `cancelled` may come among the statuses too.
  */
-interface RestoreExtras {
-  phase?: string;
-  progress?: {
-    bytes_done?: number;
-    bytes_total?: number;
-    eta_seconds?: number | null;
-  } | null;
-}
+type RestoreExtras = Partial<Pick<Restore, 'phase' | 'progress'>>;
 
 const TERMINAL = new Set<string>(['completed', 'failed', 'cancelled']);
 
@@ -27,9 +20,10 @@ export function restoreEnded(restore: Restore): boolean {
 
 /** The progress line of a restore: its phase (else status), and bytes and ETA when known. */
 export function restoreProgress(restore: Restore): ProgressState {
-  const { phase, progress } = restore as Restore & RestoreExtras;
+  const { phase, progress } = restore as RestoreExtras;
+  const status: string = restore.status;
   const state: ProgressState = {
-    phase: phase && phase !== restore.status ? `${restore.status} (${phase})` : restore.status,
+    phase: phase && phase !== status ? `${status} (${phase})` : status,
   };
   if (progress?.bytes_done !== undefined) state.bytesDone = progress.bytes_done;
   if (progress?.bytes_total) state.bytesTotal = progress.bytes_total;

@@ -31,6 +31,7 @@ import { resealCredentials } from './migrations/1764100000000-reseal-credentials
 import { Reconciler } from './reconcile/reconciler.js';
 import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
 import { DeletedProjects1764300000000 } from './migrations/1764300000000-deleted-projects.js';
+import { RestoreProgress1764400000000 } from './migrations/1764400000000-restore-progress.js';
 import { ProjectDeletedListener } from './databases/project-deleted.listener.js';
 
 export const PROVISIONER_SCHEMA = 'provisioner';
@@ -56,6 +57,7 @@ export class AppModule {
             resealCredentials(secrets),
             EventTables1764200000000,
             DeletedProjects1764300000000,
+            RestoreProgress1764400000000,
           ],
         }),
         TypeOrmModule.forFeature(ENTITIES),

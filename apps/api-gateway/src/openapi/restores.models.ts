@@ -4,11 +4,50 @@ import type {
   CreatedRestore,
   Restore,
   RestoreKind,
+  RestorePhase,
+  RestoreProgress,
   RestoreStatus,
 } from '@pgcloud/contracts';
+import { RESTORE_PHASES } from '@pgcloud/contracts';
 
 const RESTORE_ID = { example: 'rstr_k3v9x0q2m8t4b7w1c5zd', pattern: '^rstr_[0-9a-z]{20}$' };
 const STATUSES: RestoreStatus[] = ['pending', 'running', 'completed', 'failed'];
+
+/** A restore's numbers known so far; none of them goes back. */
+@ApiSchema({ name: 'RestoreProgress' })
+export class RestoreProgressModel implements RestoreProgress {
+  @ApiProperty({
+    type: 'integer',
+    example: 1048576,
+    description: "The base backup's bytes downloaded.",
+  })
+  bytes_done: number;
+
+  @ApiProperty({
+    type: 'integer',
+    example: 4194304,
+    description: "The base backup's size; 0 until the restore is planned.",
+  })
+  bytes_total: number;
+
+  @ApiProperty({ type: 'integer', example: 0, description: 'WAL segments through replay.' })
+  wal_files_done: number;
+
+  @ApiProperty({
+    type: 'integer',
+    example: 12,
+    description: 'WAL segments to replay (PITR restores; 0 for backup restores).',
+  })
+  wal_files_total: number;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: null,
+    description: 'Seconds left, estimated; null until there is an estimate.',
+  })
+  eta_seconds: number | null;
+}
 
 /** A restore of a database, from a backup or to a point in time. */
 @ApiSchema({ name: 'Restore' })
@@ -33,6 +72,16 @@ export class RestoreModel implements Restore {
 
   @ApiProperty({ enum: STATUSES })
   status: RestoreStatus;
+
+  @ApiProperty({
+    enum: RESTORE_PHASES,
+    example: 'downloading',
+    description: 'Where its work is, in this order; a failed restore keeps the phase it failed in.',
+  })
+  phase: RestorePhase;
+
+  @ApiProperty({ type: RestoreProgressModel })
+  progress: RestoreProgressModel;
 
   @ApiPropertyOptional({ description: 'PITR restores: WAL segments replayed.' })
   wal_files_applied?: number;

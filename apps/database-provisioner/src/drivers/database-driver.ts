@@ -64,6 +64,16 @@ export interface RestoreSpec {
   replicationPassword: string;
   /** Aborted when the job lost its lease or its server lock: downloads and tools stop. */
   signal?: AbortSignal;
+  /** Told how the build moves on, as it does. */
+  progress?: RestoreBuildProgress;
+}
+
+/** How a build reports where it is: cheap calls, never awaited, that must not throw. */
+export interface RestoreBuildProgress {
+  /** A step of the build begins. */
+  step: (step: RestoreBuildStep) => void;
+  /** The base backup's bytes downloaded so far, as they stream. */
+  downloaded: (bytes: number) => void;
 }
 
 /** The steps of building a restore, in order, as a driver times them (see buildRestore). */

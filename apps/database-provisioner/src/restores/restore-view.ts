@@ -8,6 +8,14 @@ export function toRestore(record: RestoreEntity): Restore {
     kind: record.kind,
     status: record.status,
     started_at: record.startedAt.toISOString(),
+    phase: record.phase,
+    progress: {
+      bytes_done: record.bytesDone,
+      bytes_total: record.bytesTotal,
+      wal_files_done: record.walFilesDone,
+      wal_files_total: record.walFilesTotal,
+      eta_seconds: record.etaSeconds,
+    },
   };
   if (record.backupId) restore.backup_id = record.backupId;
   if (record.targetTime) restore.target_time = record.targetTime;

@@ -1,5 +1,11 @@
-import type { RestoreKind, RestoreStatus } from '@pgcloud/contracts';
+import type { RestoreKind, RestorePhase, RestoreStatus } from '@pgcloud/contracts';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** bigint columns arrive as strings (they may pass 2^53); sizes never do. */
+const bigintAsNumber = {
+  to: (value: number) => value,
+  from: (value: string | null) => (value === null ? 0 : Number(value)),
+};
 
 /** A restore of a database (its source): in place, or into a new database of the project. */
 @Entity({ schema: 'provisioner', name: 'restores' })
@@ -29,6 +35,27 @@ export class RestoreEntity {
 
   @Column({ type: 'text' })
   status: RestoreStatus;
+
+  /** Where its work is; a failed restore keeps the phase it failed in. */
+  @Column({ type: 'text', default: 'queued' })
+  phase: RestorePhase;
+
+  /** The base backup's bytes downloaded so far, of `bytesTotal` (0 until planned). */
+  @Column({ name: 'bytes_done', type: 'bigint', default: 0, transformer: bigintAsNumber })
+  bytesDone: number;
+
+  @Column({ name: 'bytes_total', type: 'bigint', default: 0, transformer: bigintAsNumber })
+  bytesTotal: number;
+
+  /** WAL segments through replay, of `walFilesTotal` (the plan's; 0 for a backup restore). */
+  @Column({ name: 'wal_files_done', type: 'integer', default: 0 })
+  walFilesDone: number;
+
+  @Column({ name: 'wal_files_total', type: 'integer', default: 0 })
+  walFilesTotal: number;
+
+  @Column({ name: 'eta_seconds', type: 'integer', nullable: true })
+  etaSeconds: number | null;
 
   @Column({ name: 'wal_files_applied', type: 'integer', nullable: true })
   walFilesApplied: number | null;

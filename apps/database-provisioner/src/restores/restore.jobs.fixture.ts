@@ -60,6 +60,10 @@ export class World {
   databases = new Map<string, DatabaseEntity>();
   restores = new Map<string, RestoreEntity>();
   steps: string[] = [];
+  /** The phases the restore's record moved to, in order. */
+  phases: string[] = [];
+  /** The bytes of the base backup the driver tells as they stream. */
+  downloads: number[] = [];
   events: { name: string; payload: Record<string, unknown> }[] = [];
   holdsJob = true;
   /** A crash left the restored data swapped in already. */
@@ -89,6 +93,12 @@ export class World {
       targetTime: into ? TARGET_TIME : null,
       status,
       walFilesApplied: null,
+      phase: 'queued',
+      bytesDone: 0,
+      bytesTotal: 0,
+      walFilesDone: 0,
+      walFilesTotal: 0,
+      etaSeconds: null,
       error: null,
     });
     this.restores.set(restore.id, restore);
@@ -103,8 +113,10 @@ export class World {
       const found = [...table(entity).values()].find((r) => matches(r, where));
       return Promise.resolve(found ? { ...found } : null);
     };
-    const update = (entity: unknown, where: Where, set: { status?: string }) => {
+    const update = (entity: unknown, where: Where, set: { status?: string; phase?: string }) => {
       const found = [...table(entity).values()].filter((r) => matches(r, where));
+      const moved = found.some((r) => set.phase && (r as RestoreEntity).phase !== set.phase);
+      if (moved && set.phase) this.phases.push(set.phase);
       for (const row of found) Object.assign(row, set);
       const what = entity === RestoreEntity ? 'restore' : `database ${String(where.id)}`;
       if (set.status) this.steps.push(`${what} ${set.status} (${found.length})`);
@@ -146,9 +158,13 @@ export class World {
       buildRestore: (spec: RestoreSpec) => {
         this.built = spec;
         this.steps.push(`build ${spec.serverId}`);
-        return this.buildError
-          ? Promise.reject(this.buildError)
-          : Promise.resolve({ walFilesApplied: 7, stepSeconds: BUILD_STEPS });
+        // A build error comes during the download (a checksum that does not match).
+        spec.progress?.step('download');
+        for (const bytes of this.downloads) spec.progress?.downloaded(bytes);
+        if (this.buildError) return Promise.reject(this.buildError);
+        spec.progress?.step('recover');
+        spec.progress?.step('check');
+        return Promise.resolve({ walFilesApplied: 7, stepSeconds: BUILD_STEPS });
       },
       swapInRestore: (serverId: string) => (
         this.steps.push(`swap ${serverId}`),

@@ -78,6 +78,48 @@ describe('RestoreJobs', () => {
     assert.equal(world.events[0]?.payload.database_id, 'db_2');
   });
 
+  it("shows its phases in order, with the plan's totals and the bytes downloaded", async () => {
+    const world = new World();
+    world.addRestore();
+    world.downloads = [1000, 2500, PLAN.base_backup_size_bytes];
+
+    await run(world);
+
+    assert.deepEqual(world.phases, ['downloading', 'replaying', 'checking', 'swapping', 'done']);
+    const record = world.restores.get('rst_1');
+    assert.equal(record?.bytesTotal, PLAN.base_backup_size_bytes);
+    assert.equal(record?.bytesDone, PLAN.base_backup_size_bytes);
+    assert.equal(record?.walFilesTotal, 0, 'a backup restore replays no archived WAL');
+    assert.equal(record?.etaSeconds, null);
+  });
+
+  it("counts a point-in-time restore's WAL: the plan's segments, all through once replayed", async () => {
+    const world = new World();
+    world.addRestore('db_2');
+
+    await run(world);
+
+    assert.deepEqual(world.phases.at(-1), 'done');
+    const record = world.restores.get('rst_1');
+    // Replay went through 7 segments (the fake driver's count), more than the plan's one.
+    assert.equal(record?.walFilesDone, 7);
+    assert.equal(record?.walFilesTotal, 7);
+    assert.equal(record?.walFilesApplied, 7);
+  });
+
+  it('keeps the phase a restore failed in', async () => {
+    const world = new World();
+    world.addRestore();
+    world.buildError = new CorruptArchiveError('checksum mismatch');
+
+    await assert.rejects(run(world), permanent('corrupt-archive'));
+    await fail(world, 'corrupt-archive');
+
+    assert.deepEqual(world.phases, ['downloading']);
+    assert.equal(world.restores.get('rst_1')?.phase, 'downloading');
+    assert.equal(world.restores.get('rst_1')?.status, 'failed');
+  });
+
   it('carries on a restore a crash left swapped in, without building it again', async () => {
     const world = new World();
     world.addRestore(undefined, 'running');

@@ -21,6 +21,7 @@ import type { RestoreOutcome, RestoreSpec } from '../drivers/database-driver.js'
 import { CorruptArchiveError, DatabaseDriver } from '../drivers/database-driver.js';
 import { RestoreEntity } from './restore.entity.js';
 import { RestoreTimer } from './restore.metrics.js';
+import { RestoreTracker } from './restore-progress.js';
 
 const SCHEMA = 'provisioner';
 const RESTORE = 'database.restore';
@@ -140,13 +141,19 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       return;
     }
     const timer = new RestoreTimer(restore);
+    // Only while it runs: a failed restore keeps the phase it failed in.
+    const tracker = new RestoreTracker(
+      restore,
+      (fields) => restores.update({ id: restore.id, status: 'running' }, fields),
+      (err) => this.logger.warn(`restore ${restore.id}: progress not written: ${String(err)}`),
+    );
     try {
       await this.databaseJobs.withServerLock(
         target.platformServiceId,
         async (signal) => {
           // Under the lock: a worker that lost its lease (or the lock) must not act again.
           signal.throwIfAborted();
-          await this.restoreLocked(ctx, signal, timer, { restore, source, target });
+          await this.restoreLocked(ctx, signal, { timer, tracker }, { restore, source, target });
         },
         job.signal,
       );
@@ -156,7 +163,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         await manager.update(
           RestoreEntity,
           { id: restore.id, status: 'running' },
-          { status: 'completed', completedAt: new Date(), error: null },
+          { status: 'completed', phase: 'done', completedAt: new Date(), error: null },
         );
         await manager.update(
           DatabaseEntity,
@@ -178,7 +185,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
   private async restoreLocked(
     ctx: RequestContext,
     signal: AbortSignal,
-    timer: RestoreTimer,
+    { timer, tracker }: { timer: RestoreTimer; tracker: RestoreTracker },
     { restore, source, target }: Required<RestoreParties>,
   ): Promise<void> {
     const serverId = target.platformServiceId;
@@ -207,7 +214,10 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         await timer.phase('hold', () => this.driver.holdForRestore(serverId));
       signal.throwIfAborted();
       this.logger.log(`restore ${restore.id}: building ${target.id} beside`);
+      // Until the build begins (its server made, on hold, planned: the archive may still
+      // be catching up) the restore shows `queued`: nothing is being restored yet.
       const plan = await timer.phase('plan', () => this.plan(ctx, restore));
+      await tracker.totals(plan.base_backup_size_bytes, plan.wal_segments?.length ?? 0);
       // The data is about to change: the WAL receiver stops, and its archive starts anew
       // after the swap (an undo keeps the old one going).
       if (target.id === source.id)
@@ -237,14 +247,20 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         password,
         replicationPassword,
         signal,
+        // downloading, replaying (a backup's own recovery too), checking the built server.
+        progress: tracker.build(),
       });
       timer.steps(stepSeconds);
-      if (restore.kind === 'pitr')
+      if (restore.kind === 'pitr') {
         await this.dataSource
           .getRepository(RestoreEntity)
           .update({ id: restore.id }, { walFilesApplied });
+        await tracker.replayed(walFilesApplied);
+      }
     }
     signal.throwIfAborted();
+    // The swap and what follows it (the login checked in place, the old data gone).
+    await tracker.phase('swapping');
     await timer.phase('swap', async () => {
       const endpoint = await this.driver.swapInRestore(serverId, restore.id);
       const encrypted = await checkTlsLogin({

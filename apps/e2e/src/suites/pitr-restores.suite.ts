@@ -16,7 +16,7 @@ import { runningDatabase, waitForStatus } from '../support/databases.js';
 import type { Marker } from '../support/markers.js';
 import { MARKERS_TABLE_SQL, insertMarkers, markersIn, upTo } from '../support/markers.js';
 import { recoveryWindow, waitForArchive } from '../support/pitr.js';
-import { waitForRestore } from '../support/restores.js';
+import { assertWatchedToDone, waitForRestore, watchRestore } from '../support/restores.js';
 import { psql } from '../support/databases.js';
 import { newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js';
 
@@ -52,9 +52,13 @@ describe('PITR restores: exactly what was committed up to the target', () => {
     );
     assert.equal(created.status, 'pending');
     assert.equal(created.target_database, name);
-    const restore = await waitForRestore(owner.api, path(), created.restore_id);
-    assert.equal(restore.status, 'completed', restore.error);
+    // Read every 300 ms: phases in order to `done`, numbers never going back.
+    const seen = await watchRestore(owner.api, path(), created.restore_id);
+    assertWatchedToDone(seen);
+    const restore = seen.at(-1)!;
     assert.equal(restore.kind, 'pitr');
+    assert.ok(restore.progress.wal_files_total >= 1, 'the plan had WAL to replay');
+    assert.ok(restore.progress.wal_files_done >= (restore.wal_files_applied ?? 0));
     assert.equal(restore.target_time, created.target_time);
     assert.ok((restore.wal_files_applied ?? 0) >= 1, 'segments were replayed');
     const copy = expectData<ConnectionDetails>(
@@ -169,6 +173,7 @@ describe('PITR restores: exactly what was committed up to the target', () => {
     assert.ok(restores.length >= RANDOM_TARGETS + 4);
     for (const restore of restores) {
       assert.equal(restore.kind, 'pitr');
+      assert.ok(restore.status !== 'completed' || restore.phase === 'done', restore.phase);
       assert.match(restore.target_time ?? '', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
     }
     const one = restores[0];

@@ -14,7 +14,7 @@ import { signIn } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
 import { waitForBackup } from '../support/backups.js';
 import { psql, psqlSession, runningDatabase, waitForStatus } from '../support/databases.js';
-import { waitForRestore } from '../support/restores.js';
+import { assertWatchedToDone, waitForRestore, watchRestore } from '../support/restores.js';
 import { newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js';
 
 // Rows A before the backup, rows B after it: a restore brings back A and not B.
@@ -58,6 +58,8 @@ describe('restores: from a backup, in place and into a new database', () => {
     assert.match(created.restore_id, /^rstr_[0-9a-z]{20}$/);
     assert.equal(created.status, 'pending');
     assert.equal(created.target_database, 'vault-copy');
+    // Read every 300 ms while the checks below run: its phases and numbers as they move.
+    const watched = watchRestore(owner.api, databasePath, created.restore_id);
     const appeared = expectData<Database>(
       await owner.api.get(`/projects/${project.id}/databases/vault-copy`),
       200,
@@ -74,6 +76,9 @@ describe('restores: from a backup, in place and into a new database', () => {
       'DATABASE_NOT_FOUND',
     );
 
+    const seen = await watched;
+    assertWatchedToDone(seen);
+    assert.ok(new Set(seen.map((r) => r.phase)).size > 1, 'the restore was seen moving');
     const restore = await waitForRestore(owner.api, databasePath, created.restore_id);
     assert.equal(restore.status, 'completed', restore.error);
     assert.equal(restore.kind, 'backup');
@@ -144,6 +149,8 @@ describe('restores: from a backup, in place and into a new database', () => {
       200,
     );
     assert.equal(restores[0]?.id, created.restore_id, 'newest first');
+    assert.equal(restores[0]?.phase, 'done', 'the list shows the phase too');
+    assert.equal(restores[0]?.progress.bytes_done, restores[0]?.progress.bytes_total);
     assert.equal(restores.length, 2);
   });
 
@@ -163,6 +170,7 @@ describe('restores: from a backup, in place and into a new database', () => {
       const restore = await waitForRestore(owner.api, databasePath, created.restore_id);
       assert.equal(restore.status, 'failed');
       assert.match(restore.error ?? '', /corrupted/);
+      assert.equal(restore.phase, 'downloading', 'it keeps the phase it failed in');
       await waitForStatus(owner.api, project.id, 'vault', ['running']);
       assert.equal(await psql(connection.connection_string, COUNT_SQL), before);
       await psql(

@@ -179,6 +179,29 @@ export type RestoreBackupDto = {
     target_database?: string;
 };
 
+export type RestoreProgress = {
+    /**
+     * The base backup's bytes downloaded.
+     */
+    bytes_done: number;
+    /**
+     * The base backup's size; 0 until the restore is planned.
+     */
+    bytes_total: number;
+    /**
+     * WAL segments through replay.
+     */
+    wal_files_done: number;
+    /**
+     * WAL segments to replay (PITR restores; 0 for backup restores).
+     */
+    wal_files_total: number;
+    /**
+     * Seconds left, estimated; null until there is an estimate.
+     */
+    eta_seconds: number | null;
+};
+
 export type Restore = {
     id: string;
     kind: 'backup' | 'pitr';
@@ -195,6 +218,11 @@ export type Restore = {
      */
     target_database?: string;
     status: 'pending' | 'running' | 'completed' | 'failed';
+    /**
+     * Where its work is, in this order; a failed restore keeps the phase it failed in.
+     */
+    phase: 'queued' | 'downloading' | 'replaying' | 'checking' | 'swapping' | 'done';
+    progress: RestoreProgress;
     /**
      * PITR restores: WAL segments replayed.
      */

@@ -5,6 +5,27 @@ export type RestoreStatus = 'pending' | 'running' | 'completed' | 'failed';
 export const RESTORE_KINDS = ['backup', 'pitr'] as const;
 export type RestoreKind = (typeof RESTORE_KINDS)[number];
 
+/** Where a restore's work is (spec/decisions.md section 6), in order; a failed one keeps its own. */
+export const RESTORE_PHASES = [
+  'queued',
+  'downloading',
+  'replaying',
+  'checking',
+  'swapping',
+  'done',
+] as const;
+export type RestorePhase = (typeof RESTORE_PHASES)[number];
+
+/** A restore's numbers known so far; they only grow. */
+export interface RestoreProgress {
+  bytes_done: number;
+  bytes_total: number;
+  wal_files_done: number;
+  wal_files_total: number;
+  /** Null until there is an estimate. */
+  eta_seconds: number | null;
+}
+
 /** A restore as the API lists and shows it (the database it ran on is the source). */
 export interface Restore {
   id: string;
@@ -14,6 +35,8 @@ export interface Restore {
   /** Set when the restore built a new database instead of replacing the source's data. */
   target_database?: string;
   status: RestoreStatus;
+  phase: RestorePhase;
+  progress: RestoreProgress;
   wal_files_applied?: number;
   started_at: string;
   completed_at?: string;

@@ -9,6 +9,12 @@ import { CorruptArchiveError } from '../database-driver.js';
 
 const STDERR_KEPT_BYTES = 4096;
 
+/** What a download may be given: a signal that stops it, and who is told its bytes so far. */
+export interface DownloadOptions {
+  signal?: AbortSignal;
+  downloaded?: (bytes: number) => void;
+}
+
 /**
  * Downloads a base backup (a zstd tar) and extracts it into `dir` as the OS user while
  * hashing every byte: nothing is staged. The whole download is hashed even when tar gives
@@ -18,7 +24,7 @@ export async function downloadAndExtract(
   archive: RestoreArchive,
   dir: string,
   osUser: OsUser,
-  signal?: AbortSignal,
+  { signal, downloaded }: DownloadOptions = {},
 ): Promise<void> {
   const response = await fetch(archive.url, signal ? { signal } : {});
   if (!response.ok || !response.body) {
@@ -46,8 +52,11 @@ export async function downloadAndExtract(
     tar.once('error', () => resolve(null));
   });
   const hash = createHash('sha256');
+  let bytes = 0;
   for await (const chunk of Readable.fromWeb(response.body) as AsyncIterable<Buffer>) {
     hash.update(chunk);
+    bytes += chunk.length;
+    downloaded?.(bytes);
     if (tarGone) continue;
     if (!tar.stdin.write(chunk))
       await Promise.race([once(tar.stdin, 'drain').catch(() => undefined), exited]);

@@ -54,6 +54,7 @@ export async function buildRestore(
   context: LocalRestoreContext,
 ): Promise<RestoreOutcome> {
   const startedAt = performance.now();
+  spec.progress?.step('download');
   const paths = restorePaths(server);
   const { osUser } = context.tools;
   await discardBuild(paths, context.tools);
@@ -66,7 +67,10 @@ export async function buildRestore(
   if (segments) await ensureOwnedDir(paths.walSpoolDir, osUser);
   // Both settle before a failure is raised: nothing keeps writing into a later attempt.
   const fetched = await Promise.allSettled([
-    downloadAndExtract(spec.archive, paths.restoreDir, osUser, spec.signal),
+    downloadAndExtract(spec.archive, paths.restoreDir, osUser, {
+      ...(spec.signal ? { signal: spec.signal } : {}),
+      ...(spec.progress ? { downloaded: spec.progress.downloaded } : {}),
+    }),
     segments ? fetchSegments(segments, paths.walSpoolDir, osUser, spec.signal) : undefined,
   ]);
   for (const result of fetched) if (result.status === 'rejected') throw result.reason;
@@ -100,8 +104,10 @@ export async function buildRestore(
   const stop = (mode: string) =>
     pgCtl({ binDir, osUser }, paths.restoreDir, ['-m', mode, '-w', '-t', '120', 'stop']);
   const recoveryAt = performance.now();
+  spec.progress?.step('recover');
   await recover(start, () => waitForPromotion(address), stop, spec.recovery, paths);
   const checkAt = performance.now();
+  spec.progress?.step('check');
   try {
     await adoptRestoredRoles(address, spec);
     const encrypted = await checkTlsLogin({
