@@ -250,6 +250,7 @@ describe('pgcloud command line', () => {
       screen.some((line) => /completed/.test(line)),
       screen.join('\n'),
     );
+    console.log(`live lines of pgcloud backups create --wait:\n${redraws.slice(-3).join('\n')}`);
     console.log(`screen of pgcloud backups create --wait:\n${screen.join('\n')}`);
 
     const table = await user.onTerminal(['projects', 'list']);
