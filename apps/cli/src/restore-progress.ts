@@ -79,3 +79,25 @@ export function showRestore(restore: Restore): string {
     ['completed', restore.completed_at],
   ]);
 }
+
+/**
+ * What `restore` and `pitr restore` do once the API accepted one: print the answer and
+ * `hint`, or with `--wait` read it (through `read`) until it ends.
+ */
+export async function followRestore(
+  ctx: CliContext,
+  created: { restore_id: string },
+  options: { wait?: boolean; hint: string; read: (restoreId: string) => Promise<Restore> },
+): Promise<void> {
+  const id = created.restore_id;
+  if (!options.wait) {
+    ctx.out.result(
+      created,
+      () => renderFields(Object.entries(created)),
+      () => id,
+    );
+    ctx.out.note(options.hint);
+    return;
+  }
+  await waitForRestore(ctx, () => options.read(id), `restore ${id}`);
+}

@@ -18,7 +18,7 @@ import { CliError, EXIT } from '../exit-codes.js';
 import { renderFields, renderTable } from '../output.js';
 import { Progress, formatBytes, pollUntil } from '../progress.js';
 import { databaseScope } from '../database-scope.js';
-import { waitForRestore } from '../restore-progress.js';
+import { followRestore } from '../restore-progress.js';
 
 /** `backups list|create|get|download|delete` and `restore`, each on one database. */
 export function registerBackupCommands(program: Command): void {
@@ -193,24 +193,11 @@ async function restore(ctx: CliContext, backup_id: string): Promise<void> {
       body: flags.into ? { target_database: flags.into } : {},
     }),
   );
-  const restore_id = created.restore_id;
-  if (!flags.wait) {
-    ctx.out.result(
-      created,
-      () => renderFields(Object.entries(created)),
-      () => restore_id,
-    );
-    const restoring = flags.into ?? ctx.database;
-    ctx.out.note(
-      `\`pgcloud db get ${restoring}\` shows it restoring until it ends; or restore with --wait.`,
-    );
-    return;
-  }
-  await waitForRestore(
-    ctx,
-    () => unwrap(getRestore({ client, path: { ...path, restore_id } })),
-    `restore ${restore_id}`,
-  );
+  await followRestore(ctx, created, {
+    wait: flags.wait,
+    hint: `\`pgcloud db get ${flags.into ?? ctx.database}\` shows it restoring until it ends; or restore with --wait.`,
+    read: (restore_id) => unwrap(getRestore({ client, path: { ...path, restore_id } })),
+  });
 }
 
 function showBackup(backup: Backup): string {

@@ -20,7 +20,7 @@ import { runs, withCommonOptions } from '../context.js';
 import { databaseScope } from '../database-scope.js';
 import { renderFields, renderTable } from '../output.js';
 import { formatBytes } from '../progress.js';
-import { waitForRestore } from '../restore-progress.js';
+import { followRestore } from '../restore-progress.js';
 
 /** `pitr status` with --json: the configuration, and the receiver's state when enabled. */
 export interface PitrStatus {
@@ -252,21 +252,11 @@ async function restore(ctx: CliContext): Promise<void> {
       },
     }),
   );
-  const restore_id = created.restore_id;
-  if (!flags.wait) {
-    ctx.out.result(
-      created,
-      () => renderFields(Object.entries(created)),
-      () => restore_id,
-    );
-    ctx.out.note('Follow it with `pgcloud pitr restores`, or restore with --wait.');
-    return;
-  }
-  await waitForRestore(
-    ctx,
-    () => unwrap(getPitrRestore({ client, path: { ...path, restore_id } })),
-    `restore ${restore_id}`,
-  );
+  await followRestore(ctx, created, {
+    wait: flags.wait,
+    hint: 'Follow it with `pgcloud pitr restores`, or restore with --wait.',
+    read: (restore_id) => unwrap(getPitrRestore({ client, path: { ...path, restore_id } })),
+  });
 }
 
 function showReceiver(receiver: WalReceiverStatus): string {
