@@ -32,6 +32,7 @@ import { Reconciler } from './reconcile/reconciler.js';
 import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
 import { DeletedProjects1764300000000 } from './migrations/1764300000000-deleted-projects.js';
 import { RestoreProgress1764400000000 } from './migrations/1764400000000-restore-progress.js';
+import { databaseHost } from './migrations/1764500000000-database-host.js';
 import { ProjectDeletedListener } from './databases/project-deleted.listener.js';
 
 export const PROVISIONER_SCHEMA = 'provisioner';
@@ -58,6 +59,7 @@ export class AppModule {
             EventTables1764200000000,
             DeletedProjects1764300000000,
             RestoreProgress1764400000000,
+            databaseHost(config.DATABASE_HOST),
           ],
         }),
         TypeOrmModule.forFeature(ENTITIES),

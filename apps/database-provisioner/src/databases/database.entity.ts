@@ -31,6 +31,10 @@ export class DatabaseEntity {
   @Column({ type: 'jsonb' })
   config: DatabaseConfig;
 
+  /** Where clients reach the server, as its driver answered; null until it was made. */
+  @Column({ type: 'text', nullable: true })
+  host: string | null;
+
   @Column({ type: 'integer' })
   port: number;
 

@@ -224,7 +224,7 @@ describe('DatabaseJobs', () => {
     assert.deepEqual(world.steps, [
       'lock srv_1',
       'create srv_1 5433 shop',
-      'DatabaseEntity {"status":"running","error":null} (1)',
+      'DatabaseEntity {"status":"running","error":null,"host":"127.0.0.1"} (1)',
       'announce database.status-changed running',
       'unlock srv_1',
     ]);
@@ -274,7 +274,7 @@ describe('DatabaseJobs', () => {
     await run(world.jobs(), PROVISION);
 
     assert.deepEqual(world.steps.slice(-3), [
-      'DatabaseEntity {"status":"running","error":null} (0)',
+      'DatabaseEntity {"status":"running","error":null,"host":"127.0.0.1"} (0)',
       'destroy srv_1',
       'unlock srv_1',
     ]);

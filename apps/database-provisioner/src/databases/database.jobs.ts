@@ -227,14 +227,14 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
       const running = await manager.update(
         DatabaseEntity,
         { id: record.id, status: 'provisioning' },
-        { status: 'running', error: null },
+        { status: 'running', error: null, host: endpoint.host },
       );
       if (running.affected === 1)
         await this.announce(manager, ctx, { ...record, status: 'running' });
       return running;
     });
     if (moved.affected === 1) {
-      this.logger.log(`database ${record.id} running on port ${record.port}`);
+      this.logger.log(`database ${record.id} running at ${endpoint.host}:${endpoint.port}`);
     } else {
       // Deleted while it was being made; the removal waits for this lock, then finds the
       // server, but removing it here too leaves nothing to chance.

@@ -110,7 +110,7 @@ export class DatabasesService {
       .getRepository(CredentialsEntity)
       .findOneByOrFail({ databaseId: record.id });
     const { password } = openCredentials(this.secrets, credentials);
-    const host = this.config.DATABASE_HOST;
+    const host = serverHost(record);
     const url = new URL(`postgresql://${host}:${record.port}/${record.name}?sslmode=require`);
     url.username = record.name;
     url.password = password;
@@ -143,7 +143,7 @@ export class DatabasesService {
       database_id: record.id,
       project_id: record.projectId,
       name: record.name,
-      host: this.config.DATABASE_HOST,
+      host: serverHost(record),
       port: record.port,
       user: REPLICATION_ROLE,
       password: openCredentials(this.secrets, credentials).replicationPassword,
@@ -201,6 +201,7 @@ export class DatabasesService {
             id: newId('db'),
             platformServiceId: newId('srv'),
             status,
+            host: null,
             port,
             error: null,
           });
@@ -311,4 +312,10 @@ export function toDatabase(record: DatabaseEntity): Database {
   };
   if (record.status === 'failed' && record.error) database.error = record.error;
   return database;
+}
+
+/** Where a running database's server answers: set by its driver when it was made. */
+function serverHost(record: DatabaseEntity): string {
+  if (record.host === null) throw new Error(`database ${record.id} has no host recorded`);
+  return record.host;
 }

@@ -127,7 +127,10 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
       );
       return;
     }
-    await this.driver.ensureRunning(record.platformServiceId);
+    const endpoint = await this.driver.ensureRunning(record.platformServiceId);
+    // The driver may answer it at another address than before (it decides where).
+    if (endpoint.host !== record.host)
+      await this.databases.update({ id: record.id }, { host: endpoint.host });
   }
 
   /**

@@ -272,6 +272,10 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         caPem: await this.driver.caCertificate(),
       });
       if (!encrypted) throw new Error('the restored server accepted a login without TLS');
+      // Where the swapped-in server answers (a database restored into has had none yet).
+      await this.dataSource
+        .getRepository(DatabaseEntity)
+        .update({ id: target.id }, { host: endpoint.host });
     });
     signal.throwIfAborted();
     await timer.phase('finish', async () => {
