@@ -203,6 +203,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
       {
         serverId: record.platformServiceId,
         port: record.port,
+        region: record.region,
         databaseName: record.name,
         password,
         replicationPassword,

@@ -9,6 +9,8 @@ export interface ServerSpec {
   serverId: string;
   /** The port the server listens on, allocated by the provisioner from its range. */
   port: number;
+  /** The database's region: where a platform with places puts the server. */
+  region: string;
   /** The application database and its login role carry this name (spec/decisions.md section 5). */
   databaseName: string;
   /** The login role's password; reaches the server only as a SCRAM verifier. */
@@ -100,8 +102,8 @@ export class CorruptArchiveError extends Error {
 export type ServerState = 'running' | 'stopped' | 'missing';
 
 /**
- * The platform that runs PostgreSQL servers: `local` (clusters on this host) today,
- * `kubernetes` later. Every method is idempotent, so a job retried after a crash can
+ * The platform that runs PostgreSQL servers: `local` (clusters on this host) or
+ * `kubernetes` (CloudNativePG Clusters). Every method is idempotent, so a job retried after a crash can
  * call it again.
  */
 export abstract class DatabaseDriver {

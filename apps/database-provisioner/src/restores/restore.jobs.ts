@@ -202,6 +202,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         this.driver.create({
           serverId,
           port: target.port,
+          region: target.region,
           databaseName: target.name,
           password,
           replicationPassword,

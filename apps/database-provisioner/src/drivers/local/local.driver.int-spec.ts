@@ -81,6 +81,7 @@ describe('LocalDriver against real PostgreSQL servers', () => {
     spec = {
       serverId: `srv_${randomBytes(10).toString('hex')}`,
       port: await freePort(),
+      region: 'local',
       databaseName: 'app_db',
       password: randomBytes(24).toString('base64url'),
       replicationPassword: randomBytes(24).toString('base64url'),

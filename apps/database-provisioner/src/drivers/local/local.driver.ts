@@ -21,10 +21,11 @@ import type {
   ServerState,
 } from '../database-driver.js';
 import { DatabaseDriver } from '../database-driver.js';
-import { portFromConf, tempFileLimitKb } from './cluster-config.js';
+import { tempFileLimitKb } from '../server-size.js';
+import { portFromConf } from './cluster-config.js';
 import { purgeSetAside, setAside } from './quarantine.js';
 import { inRecovery, isMarkedHeld, markHeld, promoteHeld, unmarkHeld } from './restore-hold.js';
-import { enforceServerLimits } from './server-limits.js';
+import { enforceServerLimits } from '../server-limits.js';
 import { buildServerFiles } from './server-files.js';
 import type { DriverPaths, ServerPaths } from './server-paths.js';
 import { assertSocketPathFits, driverPaths, serverPaths } from './server-paths.js';
@@ -145,10 +146,12 @@ export class LocalDriver extends DatabaseDriver {
   ): Promise<string[]> {
     const address = await this.socketAddress(serverPaths(this.settings.dataDir, serverId));
     const { databaseName, storageGib, atLimit } = limits;
-    return enforceServerLimits(
-      address,
-      { databaseName, tempFileLimitKb: tempFileLimitKb(storageGib), atLimit },
-      SQL_TIMEOUT_MS,
+    return withSuperuser(address, SQL_TIMEOUT_MS, (client) =>
+      enforceServerLimits(client, {
+        databaseName,
+        tempFileLimitKb: tempFileLimitKb(storageGib),
+        atLimit,
+      }),
     );
   }
 

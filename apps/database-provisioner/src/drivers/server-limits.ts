@@ -1,5 +1,4 @@
-import type { SocketAddress } from '@pgcloud/postgres';
-import { quoteIdent, withSuperuser } from '@pgcloud/postgres';
+import { quoteIdent } from '@pgcloud/postgres';
 import type pg from 'pg';
 
 /**
@@ -69,8 +68,11 @@ function alterTarget(row: OverrideRow): string {
 /** What the driver keeps a server to, whatever its owner does inside it. */
 export interface ServerLimits {
   databaseName: string;
-  /** temp_file_limit, in kB (cluster-config.ts's tempFileLimitKb). */
-  tempFileLimitKb: number;
+  /**
+   * temp_file_limit, in kB (server-size.ts's tempFileLimitKb), set with ALTER SYSTEM;
+   * undefined where the platform sets it (CNPG's Cluster parameters).
+   */
+  tempFileLimitKb?: number;
   /** The server is read-only at its storage limit. */
   atLimit: boolean;
 }
@@ -90,32 +92,31 @@ async function endSessions(client: pg.Client, databaseName: string): Promise<num
 }
 
 /**
- * Resets settings that would lift the read-only mode (at the limit, ending the sessions
- * that started under them), and sets temp_file_limit when the server has another (servers
- * made before it was set, or restored from their data); answers what it changed.
+ * In a superuser session: resets settings that would lift the read-only mode (at the
+ * limit, ending the sessions that started under them), and sets temp_file_limit when the
+ * server has another (servers made before it was set, or restored from their data);
+ * answers what it changed.
  */
 export async function enforceServerLimits(
-  address: SocketAddress,
+  client: pg.Client,
   limits: ServerLimits,
-  timeoutMs: number,
 ): Promise<string[]> {
-  return withSuperuser(address, timeoutMs, async (client) => {
-    // At the limit this session's transactions would be read-only too; it must write.
-    await client.query('SET default_transaction_read_only = off');
-    const changed = (await resetReadOnlyOverrides(client, limits.databaseName)).map(
-      (setting) => `reset ${setting}`,
-    );
-    if (changed.length > 0 && limits.atLimit)
-      changed.push(`ended ${await endSessions(client, limits.databaseName)} sessions`);
-    const { rows } = await client.query<{ setting: string }>(
-      "SELECT setting FROM pg_settings WHERE name = 'temp_file_limit'",
-    );
-    if (rows[0]?.setting !== String(limits.tempFileLimitKb)) {
-      // temp_file_limit is superuser-only: the owner cannot set it back.
-      await client.query(`ALTER SYSTEM SET temp_file_limit = '${limits.tempFileLimitKb}kB'`);
-      await client.query('SELECT pg_reload_conf()');
-      changed.push(`set temp_file_limit ${limits.tempFileLimitKb}kB`);
-    }
-    return changed;
-  });
+  // At the limit this session's transactions would be read-only too; it must write.
+  await client.query('SET default_transaction_read_only = off');
+  const changed = (await resetReadOnlyOverrides(client, limits.databaseName)).map(
+    (setting) => `reset ${setting}`,
+  );
+  if (changed.length > 0 && limits.atLimit)
+    changed.push(`ended ${await endSessions(client, limits.databaseName)} sessions`);
+  if (limits.tempFileLimitKb === undefined) return changed;
+  const { rows } = await client.query<{ setting: string }>(
+    "SELECT setting FROM pg_settings WHERE name = 'temp_file_limit'",
+  );
+  if (rows[0]?.setting !== String(limits.tempFileLimitKb)) {
+    // temp_file_limit is superuser-only: the owner cannot set it back.
+    await client.query(`ALTER SYSTEM SET temp_file_limit = '${limits.tempFileLimitKb}kB'`);
+    await client.query('SELECT pg_reload_conf()');
+    changed.push(`set temp_file_limit ${limits.tempFileLimitKb}kB`);
+  }
+  return changed;
 }

@@ -1,0 +1,216 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import { checkTlsLogin, startBaseBackup } from '@pgcloud/postgres';
+import pg from 'pg';
+import type { DatabaseDriver, ServerEndpoint, ServerSpec } from '../database-driver.js';
+import { REPLICATION_ROLE } from '../database-driver.js';
+import { sizeSettings } from '../server-size.js';
+
+/** One driver, on its platform, as the conformance suite drives it. */
+export interface ConformanceHarness {
+  driver: DatabaseDriver;
+  /** The region new servers go to. */
+  region: string;
+  /** A port for a new server (the provisioner's range). */
+  port(): Promise<number>;
+  pgBinDir: string;
+  /** Takes the server away as a lost machine or pod would: its postmaster killed. */
+  lose(serverId: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const CONFIG = { cpu: 1, memory: 0.5, storage: 1 };
+
+/**
+ * What every driver must do, run against real servers: made and reached over verified TLS,
+ * sized, read-only and writable again, limits kept, base backups by the replication role,
+ * back after the server is lost, quarantined and purged, deleted. Both drivers pass it
+ * (local.conformance.int-spec.ts, kubernetes.conformance.int-spec.ts).
+ */
+export function driverConformance(name: string, start: () => Promise<ConformanceHarness>): void {
+  describe(`${name} driver conformance`, () => {
+    let harness: ConformanceHarness;
+    let spec: ServerSpec;
+    let endpoint: ServerEndpoint;
+    let caPem: string;
+
+    before(async () => {
+      harness = await start();
+      await harness.driver.prepare();
+      caPem = await harness.driver.caCertificate();
+      spec = {
+        serverId: `srv_${randomBytes(10).toString('hex')}`,
+        port: await harness.port(),
+        region: harness.region,
+        databaseName: 'conformance_db',
+        password: randomBytes(24).toString('base64url'),
+        replicationPassword: randomBytes(24).toString('base64url'),
+        config: CONFIG,
+      };
+    });
+
+    after(async () => {
+      await harness?.driver.destroy(spec.serverId).catch(() => undefined);
+      await harness?.stop();
+    });
+
+    /** Work as the application role over TLS verified against the CA and the host. */
+    async function asApp<T>(work: (client: pg.Client) => Promise<T>, tls = true): Promise<T> {
+      const client = new pg.Client({
+        host: endpoint.host,
+        port: endpoint.port,
+        user: spec.databaseName,
+        database: spec.databaseName,
+        password: spec.password,
+        ssl: tls ? { ca: caPem, rejectUnauthorized: true } : false,
+        connectionTimeoutMillis: 5000,
+      });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        return await work(client);
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    }
+
+    const rows = (): Promise<{ n: number }[]> =>
+      asApp(
+        async (client) =>
+          (await client.query<{ n: number }>('SELECT n FROM marks ORDER BY n')).rows,
+      );
+
+    it('makes a server the application role reaches over verified TLS, and only so', async () => {
+      endpoint = await harness.driver.create(spec);
+      assert.equal(endpoint.port, spec.port);
+      const login = { ...endpoint, database: spec.databaseName, user: spec.databaseName };
+      assert.equal(await checkTlsLogin({ ...login, password: spec.password, caPem }), true);
+      await assert.rejects(checkTlsLogin({ ...login, password: 'wrong', caPem }));
+      await assert.rejects(
+        asApp(() => Promise.resolve(), false),
+        'refused without TLS',
+      );
+      await asApp(async (client) => {
+        await client.query('CREATE TABLE marks (n int)');
+        await client.query('INSERT INTO marks VALUES (1)');
+      });
+      assert.deepEqual(await rows(), [{ n: 1 }]);
+      assert.equal(await harness.driver.state(spec.serverId), 'running');
+      assert.ok((await harness.driver.list()).includes(spec.serverId));
+    });
+
+    it('sizes the server from its config', async () => {
+      const expected = sizeSettings(CONFIG);
+      const shown = await asApp(async (client) => {
+        const { rows: found } = await client.query<{ name: string; setting: string }>(
+          `SELECT name, current_setting(name) AS setting FROM pg_settings
+            WHERE name IN ('shared_buffers', 'max_parallel_workers')`,
+        );
+        return Object.fromEntries(found.map((row) => [row.name, row.setting]));
+      });
+      assert.deepEqual(shown, {
+        shared_buffers: expected.shared_buffers,
+        max_parallel_workers: String(expected.max_parallel_workers),
+      });
+    });
+
+    it('treats a second create as done, keeping the server and its data', async () => {
+      assert.deepEqual(await harness.driver.create(spec), endpoint);
+      assert.deepEqual(await rows(), [{ n: 1 }]);
+    });
+
+    it('makes the server read-only for every new transaction, then writable again', async () => {
+      await harness.driver.setReadOnly(spec.serverId, true);
+      await assert.rejects(
+        asApp((client) => client.query('INSERT INTO marks VALUES (2)')),
+        (err: { code?: string }) => err.code === '25006',
+      );
+      await harness.driver.setReadOnly(spec.serverId, false);
+      await asApp((client) => client.query('INSERT INTO marks VALUES (2)'));
+      assert.deepEqual(await rows(), [{ n: 1 }, { n: 2 }]);
+    });
+
+    it('measures the bytes its databases take and resets settings that lift read-only', async () => {
+      const before = await harness.driver.usedBytes(spec.serverId);
+      assert.ok(before > 1_000_000, `${before} bytes`);
+      await asApp((client) =>
+        client.query(
+          "CREATE TABLE filler AS SELECT repeat('x', 1000) AS pad FROM generate_series(1, 20000)",
+        ),
+      );
+      const grown = await harness.driver.usedBytes(spec.serverId);
+      assert.ok(grown >= before + 10_000_000, `${before} -> ${grown} bytes`);
+      await asApp((client) =>
+        client.query(`ALTER ROLE ${spec.databaseName} SET default_transaction_read_only = off`),
+      );
+      const limits = { databaseName: spec.databaseName, storageGib: CONFIG.storage, atLimit: true };
+      const changed = await harness.driver.enforceLimits(spec.serverId, limits);
+      assert.ok(
+        changed.some((change) => change.startsWith('reset default_transaction_read_only')),
+        changed.join('; '),
+      );
+      assert.deepEqual(await harness.driver.enforceLimits(spec.serverId, limits), []);
+    });
+
+    it('gives the replication role a base backup over verified TLS', async () => {
+      const backup = await startBaseBackup({
+        pgBinDir: harness.pgBinDir,
+        source: { ...endpoint, user: REPLICATION_ROLE, password: spec.replicationPassword, caPem },
+      });
+      let bytes = 0;
+      for await (const chunk of backup.archive) bytes += (chunk as Buffer).length;
+      const info = await backup.finished;
+      assert.match(info.startLsn, /^[0-9A-F]+\/[0-9A-F]+$/);
+      assert.ok(bytes > 100_000, `${bytes} bytes of archive`);
+    });
+
+    it('brings a lost server back when reconciled, data intact', async () => {
+      await harness.lose(spec.serverId);
+      // What the reconciler does: a server that does not answer is started again.
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        if ((await harness.driver.state(spec.serverId)) !== 'running') {
+          assert.deepEqual(await harness.driver.ensureRunning(spec.serverId), endpoint);
+          break;
+        }
+        // A platform that restarts lost servers itself may have done so already.
+        if (
+          await rows().then(
+            () => true,
+            () => false,
+          )
+        )
+          break;
+        assert.ok(Date.now() < deadline, 'the lost server was never seen');
+        await delay(200);
+      }
+      assert.equal(await harness.driver.state(spec.serverId), 'running');
+      assert.deepEqual(await rows(), [{ n: 1 }, { n: 2 }]);
+    });
+
+    it('sets a quarantined server aside, off the list, and purges it later', async () => {
+      const other: ServerSpec = {
+        ...spec,
+        serverId: `srv_${randomBytes(10).toString('hex')}`,
+        port: await harness.port(),
+      };
+      await harness.driver.create(other);
+      await harness.driver.quarantine(other.serverId);
+      assert.ok(!(await harness.driver.list()).includes(other.serverId));
+      assert.deepEqual(await harness.driver.purgeQuarantined(new Date(Date.now() - 60_000)), []);
+      const purged = await harness.driver.purgeQuarantined(new Date(Date.now() + 60_000));
+      assert.ok(purged.includes(other.serverId), purged.join(', '));
+      assert.equal(await harness.driver.state(other.serverId), 'missing');
+    });
+
+    it('destroys the server, and again without complaint', async () => {
+      await harness.driver.destroy(spec.serverId);
+      assert.equal(await harness.driver.state(spec.serverId), 'missing');
+      assert.ok(!(await harness.driver.list()).includes(spec.serverId));
+      await assert.rejects(rows());
+      await harness.driver.destroy(spec.serverId);
+    });
+  });
+}

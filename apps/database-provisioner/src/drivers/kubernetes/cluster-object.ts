@@ -1,0 +1,134 @@
+import type { DatabaseConfig } from '@pgcloud/contracts';
+import { REPLICATION_ROLE } from '../database-driver.js';
+import { sizeSettings } from '../server-size.js';
+import type { ServerNames } from './server-names.js';
+
+/** CNPG's API group and version of the Cluster kind (the vendored schema's release). */
+export const CNPG_API_VERSION = 'postgresql.cnpg.io/v1';
+
+/** What the Cluster of one database is made from. */
+export interface ClusterInput {
+  names: ServerNames;
+  /** The Cluster's name: the server's, with its generation (`srv-...-g1`). */
+  clusterName: string;
+  databaseName: string;
+  config: DatabaseConfig;
+  /** The PostgreSQL image CNPG runs (KUBERNETES_POSTGRES_IMAGE). */
+  imageName: string;
+  storageClass?: string;
+  readOnly: boolean;
+}
+
+/**
+ * Settings pgcloud gives every server on Kubernetes, as CNPG takes them: the size settings
+ * the local driver uses too, commit times for PITR targets, and a cap on the WAL a lost
+ * receiver's slot may hold. CNPG owns the rest (ports, TLS files, wal_level, logging).
+ */
+export function clusterParameters(
+  config: DatabaseConfig,
+  readOnly: boolean,
+): Record<string, string> {
+  const settings = {
+    ...sizeSettings(config),
+    track_commit_timestamp: 'on',
+    max_slot_wal_keep_size: '2GB',
+    password_encryption: 'scram-sha-256',
+    default_transaction_read_only: readOnly ? 'on' : 'off',
+  };
+  return Object.fromEntries(Object.entries(settings).map(([name, value]) => [name, String(value)]));
+}
+
+/**
+ * TCP takes TLS with scram-sha-256 only: these lines come after CNPG's own (its operator
+ * and streaming replicas, by certificate), and without `host` lines a connection without
+ * TLS finds no entry and is refused.
+ */
+export const CLUSTER_PG_HBA = [
+  `hostssl replication ${REPLICATION_ROLE} all scram-sha-256`,
+  'hostssl all all all scram-sha-256',
+];
+
+/**
+ * One database's CNPG Cluster: one instance, its size as resources and settings, its
+ * storage, pgcloud's certificates, the application and replication roles managed by CNPG
+ * with SCRAM verifiers from pgcloud's Secrets, and no backups of CNPG's own (pgcloud
+ * takes base backups and archives WAL itself).
+ */
+export function buildCluster(input: ClusterInput): Record<string, unknown> {
+  const { names, config } = input;
+  const memory = `${Math.round(config.memory * 1024)}Mi`;
+  const cpu = `${Math.round(config.cpu * 1000)}m`;
+  return {
+    apiVersion: CNPG_API_VERSION,
+    kind: 'Cluster',
+    metadata: {
+      name: input.clusterName,
+      namespace: names.namespace,
+      labels: names.labels,
+    },
+    spec: {
+      instances: 1,
+      imageName: input.imageName,
+      primaryUpdateStrategy: 'unsupervised',
+      enableSuperuserAccess: true,
+      superuserSecret: { name: names.superuserSecret },
+      postgresql: {
+        parameters: clusterParameters(config, input.readOnly),
+        pg_hba: CLUSTER_PG_HBA,
+      },
+      bootstrap: {
+        initdb: { database: input.databaseName, owner: input.databaseName, dataChecksums: true },
+      },
+      storage: {
+        size: `${config.storage}Gi`,
+        ...(input.storageClass ? { storageClass: input.storageClass } : {}),
+      },
+      resources: { requests: { cpu, memory }, limits: { cpu, memory } },
+      certificates: { serverTLSSecret: names.tlsSecret, serverCASecret: names.caSecret },
+      managed: {
+        roles: [
+          {
+            name: input.databaseName,
+            ensure: 'present',
+            login: true,
+            passwordSecret: { name: names.appSecret },
+          },
+          {
+            name: REPLICATION_ROLE,
+            ensure: 'present',
+            login: true,
+            replication: true,
+            // pitr-worker reads its receiver's progress in pg_stat_replication.
+            inRoles: ['pg_read_all_stats'],
+            passwordSecret: { name: names.replicationSecret },
+          },
+        ],
+      },
+    },
+  };
+}
+
+/** A Cluster as read back: what pgcloud wrote, and the status CNPG keeps. */
+export interface ClusterObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  spec?: Record<string, unknown>;
+  status?: {
+    phase?: string;
+    readyInstances?: number;
+    conditions?: { type: string; status: string }[];
+  };
+}
+
+/** CNPG's word for a Cluster that serves: its Ready condition, or the healthy phase. */
+export function isHealthy(cluster: ClusterObject): boolean {
+  const ready = cluster.status?.conditions?.find((condition) => condition.type === 'Ready');
+  if (ready) return ready.status === 'True';
+  return cluster.status?.phase === 'Cluster in healthy state';
+}

@@ -1,0 +1,74 @@
+import { scramSha256Verifier, SUPERUSER } from '@pgcloud/postgres';
+import { REPLICATION_ROLE } from '../database-driver.js';
+import type { ServerNames } from './server-names.js';
+
+type SecretObject = Record<string, unknown>;
+
+function secret(
+  names: ServerNames,
+  name: string,
+  type: string,
+  data: Record<string, string>,
+): SecretObject {
+  const encoded = Object.entries(data).map(([key, value]) => [
+    key,
+    Buffer.from(value, 'utf8').toString('base64'),
+  ]);
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace: names.namespace, labels: names.labels },
+    type,
+    data: Object.fromEntries(encoded),
+  };
+}
+
+/**
+ * The login roles' Secrets, as CNPG's managed roles read them (basic-auth: username and
+ * password). The passwords are SCRAM verifiers: the plain ones stay sealed in pgcloud's
+ * records and never reach the cluster.
+ */
+export function roleSecrets(
+  names: ServerNames,
+  roles: { databaseName: string; password: string; replicationPassword: string },
+): SecretObject[] {
+  return [
+    secret(names, names.appSecret, 'kubernetes.io/basic-auth', {
+      username: roles.databaseName,
+      password: scramSha256Verifier(roles.password),
+    }),
+    secret(names, names.replicationSecret, 'kubernetes.io/basic-auth', {
+      username: REPLICATION_ROLE,
+      password: scramSha256Verifier(roles.replicationPassword),
+    }),
+  ];
+}
+
+/** The superuser's login, which the driver uses for its own SQL (sizes, limits). */
+export function superuserSecret(names: ServerNames, password: string): SecretObject {
+  return secret(names, names.superuserSecret, 'kubernetes.io/basic-auth', {
+    username: SUPERUSER,
+    password,
+  });
+}
+
+/** The server's certificate and key, and the CA that clients check it against (no CA key). */
+export function tlsSecrets(
+  names: ServerNames,
+  tls: { certPem: string; keyPem: string; caPem: string },
+): SecretObject[] {
+  return [
+    secret(names, names.tlsSecret, 'kubernetes.io/tls', {
+      'tls.crt': tls.certPem,
+      'tls.key': tls.keyPem,
+    }),
+    secret(names, names.caSecret, 'Opaque', { 'ca.crt': tls.caPem }),
+  ];
+}
+
+/** A value of a Secret read back from the API. */
+export function secretValue(object: { data?: Record<string, string> }, key: string): string {
+  const value = object.data?.[key];
+  if (value === undefined) throw new Error(`the secret has no ${key}`);
+  return Buffer.from(value, 'base64').toString('utf8');
+}
