@@ -26,3 +26,6 @@ export * from './eventually.js';
 export * from './tcp-proxy.js';
 export * from './fake-rpc-client.js';
 export * from './metric-value.js';
+export * from './kubernetes/cnpg-cluster-fields.js';
+export * from './kubernetes/cnpg-server.js';
+export * from './kubernetes/service-proxies.js';
