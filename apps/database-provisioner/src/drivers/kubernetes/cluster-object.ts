@@ -39,13 +39,14 @@ export function clusterParameters(
 }
 
 /**
- * TCP takes TLS with scram-sha-256 only: these lines come after CNPG's own (its operator
- * and streaming replicas, by certificate), and without `host` lines a connection without
- * TLS finds no entry and is refused.
+ * TCP takes TLS with scram-sha-256 only. These lines come after CNPG's own (its operator
+ * and streaming replicas, by certificate) and before the catch-all `host all all all`
+ * line CNPG appends, which would let a login without TLS in: the reject line stops it.
  */
 export const CLUSTER_PG_HBA = [
   `hostssl replication ${REPLICATION_ROLE} all scram-sha-256`,
   'hostssl all all all scram-sha-256',
+  'hostnossl all all all reject',
 ];
 
 /**
