@@ -47,6 +47,7 @@ export const CLUSTER_PG_HBA = [
   `hostssl replication ${REPLICATION_ROLE} all scram-sha-256`,
   'hostssl all all all scram-sha-256',
   'hostnossl all all all reject',
+  'hostnossl replication all all reject',
 ];
 
 /**
