@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apps, autoscaling, networkingK8sIo, policy, v1 } from 'kubernetes-models';
+import { validateObject } from '@pgcloud/kubernetes/validate';
 import { parseAllDocuments } from 'yaml';
 
 /** The repository's root, from apps/e2e/dist/deploy/. */
@@ -17,28 +17,6 @@ export interface Manifest {
   metadata: { name: string; namespace?: string; labels?: Record<string, string> };
   [field: string]: unknown;
 }
-
-interface ModelClass {
-  prototype: { validate(): void };
-}
-
-/**
- * The kinds these manifests may use, each with the kubernetes-models class whose schema
- * it must meet. Any other kind (a typo in apiVersion, a CRD) is refused.
- */
-const MODELS: Record<string, ModelClass> = {
-  'v1/Namespace': v1.Namespace,
-  'v1/ServiceAccount': v1.ServiceAccount,
-  'v1/Service': v1.Service,
-  'v1/ConfigMap': v1.ConfigMap,
-  'v1/Secret': v1.Secret,
-  'apps/v1/Deployment': apps.v1.Deployment,
-  'apps/v1/StatefulSet': apps.v1.StatefulSet,
-  'networking.k8s.io/v1/NetworkPolicy': networkingK8sIo.v1.NetworkPolicy,
-  'networking.k8s.io/v1/Ingress': networkingK8sIo.v1.Ingress,
-  'policy/v1/PodDisruptionBudget': policy.v1.PodDisruptionBudget,
-  'autoscaling/v2/HorizontalPodAutoscaler': autoscaling.v2.HorizontalPodAutoscaler,
-};
 
 /** `kubectl kustomize DIR`, parsed: every object of the overlay. */
 export function render(dir: string): Manifest[] {
@@ -76,60 +54,12 @@ export function label(object: Manifest): string {
 }
 
 /**
- * What is wrong with an object against its kind's schema: the model's own validation
- * (types, enums, required fields), then every field the schema does not define.
- *
- * kubernetes-models' validators are compiled from the OpenAPI schema and ignore unknown
- * fields, but they read every field the schema defines, and walk the keys of the maps it
- * defines (labels, data, limits). So the object is validated through a proxy that notes
- * each field read and each object whose keys are listed; a field never read, outside such
- * a map, is one the schema does not know.
+ * What is wrong with an object against its kind's schema (@pgcloud/kubernetes/validate:
+ * types, enums, required fields, and every field the schema does not define); a kind it
+ * does not know is refused.
  */
 export function schemaProblems(object: Manifest): string[] {
-  const model = MODELS[`${object.apiVersion}/${object.kind}`];
-  if (!model) return [`${label(object)}: ${object.apiVersion} ${object.kind} is not a known kind`];
-  const read = new Set<string>();
-  const maps = new Set<string>();
-  try {
-    model.prototype.validate.call(tracked(object, '', read, maps));
-  } catch (err) {
-    return [`${label(object)}: ${err instanceof Error ? err.message : String(err)}`];
-  }
-  return unknownFields(object, '', read, maps).map(
-    (path) => `${label(object)}: ${path} is not a field of ${object.kind}`,
-  );
-}
-
-function tracked(value: unknown, path: string, read: Set<string>, maps: Set<string>): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  return new Proxy(value, {
-    get(target, key, receiver) {
-      const field: unknown = Reflect.get(target, key, receiver);
-      if (typeof key !== 'string') return field;
-      read.add(`${path}/${key}`);
-      return tracked(field, `${path}/${key}`, read, maps);
-    },
-    ownKeys(target) {
-      maps.add(path);
-      return Reflect.ownKeys(target);
-    },
-  });
-}
-
-function unknownFields(
-  value: unknown,
-  path: string,
-  read: Set<string>,
-  maps: Set<string>,
-): string[] {
-  if (value === null || typeof value !== 'object') return [];
-  const found: string[] = [];
-  for (const [key, child] of Object.entries(value)) {
-    const childPath = `${path}/${key}`;
-    if (!Array.isArray(value) && !maps.has(path) && !read.has(childPath)) found.push(childPath);
-    else found.push(...unknownFields(child, childPath, read, maps));
-  }
-  return found;
+  return validateObject(object);
 }
 
 /** A container as these checks read it. */
