@@ -166,6 +166,8 @@ const role = strictObject(
     superuser: boolean,
     inherit: boolean,
     connectionLimit: integer,
+    // The roles this one is a member of (GRANT ... TO it), e.g. pg_read_all_stats.
+    inRoles: { type: 'array', items: string },
     passwordSecret: localObjectReference,
   },
   // CNPG requires name; pgcloud requires the rest: never a role left to CNPG's defaults.

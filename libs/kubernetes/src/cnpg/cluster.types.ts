@@ -104,6 +104,8 @@ export interface ManagedRole {
   inherit?: boolean;
   /** -1 (CNPG's default) for no limit. */
   connectionLimit?: number;
+  /** Roles it is made a member of (pg_read_all_stats, say). */
+  inRoles?: string[];
   /** basic-auth Secret whose password is the role's (a SCRAM verifier, or plain). */
   passwordSecret: LocalObjectReference;
 }

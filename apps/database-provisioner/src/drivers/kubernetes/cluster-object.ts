@@ -1,10 +1,8 @@
 import type { DatabaseConfig } from '@pgcloud/contracts';
+import { CLUSTER_KIND, CNPG_API_VERSION, CNPG_HEALTHY_PHASE } from '@pgcloud/kubernetes';
 import { REPLICATION_ROLE } from '../database-driver.js';
 import { sizeSettings } from '../server-size.js';
 import type { ServerNames } from './server-names.js';
-
-/** CNPG's API group and version of the Cluster kind (the vendored schema's release). */
-export const CNPG_API_VERSION = 'postgresql.cnpg.io/v1';
 
 /** What the Cluster of one database is made from. */
 export interface ClusterInput {
@@ -62,7 +60,7 @@ export function buildCluster(input: ClusterInput): Record<string, unknown> {
   const cpu = `${Math.round(config.cpu * 1000)}m`;
   return {
     apiVersion: CNPG_API_VERSION,
-    kind: 'Cluster',
+    kind: CLUSTER_KIND,
     metadata: {
       name: input.clusterName,
       namespace: names.namespace,
@@ -79,7 +77,12 @@ export function buildCluster(input: ClusterInput): Record<string, unknown> {
         pg_hba: CLUSTER_PG_HBA,
       },
       bootstrap: {
-        initdb: { database: input.databaseName, owner: input.databaseName, dataChecksums: true },
+        initdb: {
+          database: input.databaseName,
+          owner: input.databaseName,
+          secret: { name: names.appSecret },
+          dataChecksums: true,
+        },
       },
       storage: {
         size: `${config.storage}Gi`,
@@ -93,6 +96,7 @@ export function buildCluster(input: ClusterInput): Record<string, unknown> {
             name: input.databaseName,
             ensure: 'present',
             login: true,
+            replication: false,
             passwordSecret: { name: names.appSecret },
           },
           {
@@ -132,5 +136,5 @@ export interface ClusterObject {
 export function isHealthy(cluster: ClusterObject): boolean {
   const ready = cluster.status?.conditions?.find((condition) => condition.type === 'Ready');
   if (ready) return ready.status === 'True';
-  return cluster.status?.phase === 'Cluster in healthy state';
+  return cluster.status?.phase === CNPG_HEALTHY_PHASE;
 }

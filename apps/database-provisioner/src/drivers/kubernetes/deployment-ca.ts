@@ -1,4 +1,5 @@
 import type { V1Secret } from '@kubernetes/client-node';
+import { DEPLOYMENT_CA_SECRET as CA_SECRET } from '@pgcloud/kubernetes';
 import type { CertificateAuthority, OsUser } from '@pgcloud/postgres';
 import { ensureCertificateAuthority, issueServerCertificate } from '@pgcloud/postgres';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -8,9 +9,6 @@ import { join } from 'node:path';
 import type { KubeObjects } from './kube-objects.js';
 import { secretValue } from './secret-objects.js';
 import { MANAGED_BY } from './server-names.js';
-
-/** The Secret that holds the deployment's CA (its key too), in the provisioner's namespace. */
-export const CA_SECRET = 'pgcloud-ca';
 
 /** The CA, loaded: openssl signs with files, so its key sits in a private (0700) temp dir. */
 export interface LoadedCa {

@@ -1,4 +1,11 @@
 import type { KubeConfig, V1Secret, V1Service } from '@kubernetes/client-node';
+import {
+  CLUSTER_KIND,
+  CNPG_API_VERSION,
+  CNPG_CLUSTER_LABEL,
+  HIBERNATION_ANNOTATION,
+  SERVER_ID_LABEL,
+} from '@pgcloud/kubernetes';
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type {
@@ -11,7 +18,7 @@ import type {
 import { DatabaseDriver, REPLICATION_ROLE } from '../database-driver.js';
 import { enforceServerLimits } from '../server-limits.js';
 import type { ClusterObject } from './cluster-object.js';
-import { buildCluster, CNPG_API_VERSION, isHealthy } from './cluster-object.js';
+import { buildCluster, isHealthy } from './cluster-object.js';
 import type { LoadedCa } from './deployment-ca.js';
 import { issueCertificate, loadDeploymentCa } from './deployment-ca.js';
 import { KubeObjects } from './kube-objects.js';
@@ -42,7 +49,6 @@ export interface KubernetesDriverSettings {
 }
 
 const SQL_TIMEOUT_MS = 5000;
-const HIBERNATION = 'cnpg.io/hibernation';
 
 /**
  * One CloudNativePG Cluster per database, behind a Service that pgcloud owns, with its
@@ -123,9 +129,9 @@ export class KubernetesDriver extends DatabaseDriver {
     const current = selectedCluster(service);
     const cluster = await this.objects.get<ClusterObject>(this.clusterRef(names, current));
     if (!cluster) throw new Error(`server ${serverId} has no Cluster ${current}`);
-    if (cluster.metadata?.annotations?.[HIBERNATION] === 'on')
+    if (cluster.metadata?.annotations?.[HIBERNATION_ANNOTATION] === 'on')
       await this.objects.mergePatch(this.clusterRef(names, current), {
-        metadata: { annotations: { [HIBERNATION]: 'off' } },
+        metadata: { annotations: { [HIBERNATION_ANNOTATION]: 'off' } },
       });
     const endpoint = await this.endpointOf(names, service);
     await this.waitReady(names, current, endpoint);
@@ -139,7 +145,7 @@ export class KubernetesDriver extends DatabaseDriver {
     const current = selectedCluster(service);
     const cluster = await this.objects.get<ClusterObject>(this.clusterRef(names, current));
     if (!cluster) return 'missing';
-    if (cluster.metadata?.annotations?.[HIBERNATION] === 'on') return 'stopped';
+    if (cluster.metadata?.annotations?.[HIBERNATION_ANNOTATION] === 'on') return 'stopped';
     // Whether it answers, by logging in: the status may lag behind a lost server.
     const login = await this.superuserLogin(names, service).catch(() => undefined);
     if (!login) return 'stopped';
@@ -153,7 +159,7 @@ export class KubernetesDriver extends DatabaseDriver {
   async destroy(serverId: string): Promise<void> {
     const names = await this.namesOf(serverId);
     if (!names) return;
-    await this.deleteLabelled(names, CNPG_API_VERSION, 'Cluster');
+    await this.deleteLabelled(names, CNPG_API_VERSION, CLUSTER_KIND);
     await this.objects.delete({ apiVersion: 'v1', kind: 'Service', ...this.at(names, names.base) });
     await this.deleteLabelled(names, 'v1', 'Secret');
     this.located.delete(serverId);
@@ -165,9 +171,12 @@ export class KubernetesDriver extends DatabaseDriver {
     if (!names) return `nothing of ${serverId}`;
     const at = String(Math.floor(Date.now() / 1000));
     const label = { metadata: { labels: { [QUARANTINED_AT_LABEL]: at } } };
-    for (const cluster of await this.labelled<ClusterObject>(names, CNPG_API_VERSION, 'Cluster'))
+    for (const cluster of await this.labelled<ClusterObject>(names, CNPG_API_VERSION, CLUSTER_KIND))
       await this.objects.mergePatch(this.clusterRef(names, cluster.metadata?.name ?? ''), {
-        metadata: { labels: { [QUARANTINED_AT_LABEL]: at }, annotations: { [HIBERNATION]: 'on' } },
+        metadata: {
+          labels: { [QUARANTINED_AT_LABEL]: at },
+          annotations: { [HIBERNATION_ANNOTATION]: 'on' },
+        },
       });
     await this.objects.mergePatch(
       { apiVersion: 'v1', kind: 'Service', ...this.at(names, names.base) },
@@ -181,7 +190,7 @@ export class KubernetesDriver extends DatabaseDriver {
     for (const service of await this.services()) {
       const labels = service.metadata?.labels ?? {};
       const at = Number(labels[QUARANTINED_AT_LABEL]);
-      const serverId = labels['pgcloud.dev/server-id'];
+      const serverId = labels[SERVER_ID_LABEL];
       if (!serverId || !Number.isFinite(at) || at * 1000 >= before.getTime()) continue;
       await this.destroy(serverId);
       purged.push(serverId);
@@ -239,7 +248,7 @@ export class KubernetesDriver extends DatabaseDriver {
     const ids = new Set<string>();
     for (const service of await this.services()) {
       const labels = service.metadata?.labels ?? {};
-      const serverId = labels['pgcloud.dev/server-id'];
+      const serverId = labels[SERVER_ID_LABEL];
       if (serverId && labels[QUARANTINED_AT_LABEL] === undefined) ids.add(serverId);
     }
     return [...ids];
@@ -439,7 +448,7 @@ export class KubernetesDriver extends DatabaseDriver {
   }
 
   private clusterRef(names: ServerNames, cluster: string) {
-    return { apiVersion: CNPG_API_VERSION, kind: 'Cluster', ...this.at(names, cluster) };
+    return { apiVersion: CNPG_API_VERSION, kind: CLUSTER_KIND, ...this.at(names, cluster) };
   }
 
   private secretRef(names: ServerNames, name: string) {
@@ -461,7 +470,7 @@ export class KubernetesDriver extends DatabaseDriver {
 
 /** The Cluster pgcloud's Service points at: the server's current generation. */
 function selectedCluster(service: V1Service): string {
-  const cluster = service.spec?.selector?.['cnpg.io/cluster'];
+  const cluster = service.spec?.selector?.[CNPG_CLUSTER_LABEL];
   if (!cluster) throw new Error(`Service ${service.metadata?.name} selects no Cluster`);
   return cluster;
 }

@@ -1,8 +1,20 @@
-/** Labels pgcloud puts on every object it makes, to find them again. */
-export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'pgcloud' } as const;
-export const SERVER_ID_LABEL = 'pgcloud.dev/server-id';
+import {
+  clusterName as generationName,
+  kubeName,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_PGCLOUD,
+  parseClusterName,
+  pgcloudLabels,
+  secretNames,
+} from '@pgcloud/kubernetes';
 
-/** The names of one server's objects in its namespace (design: k8s object names). */
+/** The label every object pgcloud makes carries, to find them again. */
+export const MANAGED_BY = { [MANAGED_BY_LABEL]: MANAGED_BY_PGCLOUD } as const;
+
+/** On a quarantined server's Service and Clusters: when (Unix seconds) it was set aside. */
+export const QUARANTINED_AT_LABEL = 'pgcloud.dev/quarantined-at';
+
+/** The names of one server's objects in its namespace (@pgcloud/kubernetes names them). */
 export interface ServerNames {
   serverId: string;
   namespace: string;
@@ -16,35 +28,29 @@ export interface ServerNames {
   labels: Record<string, string>;
 }
 
-const SERVER_ID = /^srv_[a-z0-9]+$/;
-
 /** The names of a server's objects; a server id that is not `srv_[a-z0-9]+` is refused. */
 export function serverNames(serverId: string, namespace: string): ServerNames {
-  if (!SERVER_ID.test(serverId)) throw new Error(`not a server id: '${serverId}'`);
-  const base = serverId.replace('_', '-');
+  const secrets = secretNames(serverId);
   return {
     serverId,
     namespace,
-    base,
-    appSecret: `${base}-app`,
-    replicationSecret: `${base}-replication`,
-    superuserSecret: `${base}-superuser`,
-    tlsSecret: `${base}-tls`,
-    caSecret: `${base}-ca`,
-    labels: { ...MANAGED_BY, [SERVER_ID_LABEL]: serverId },
+    base: kubeName(serverId),
+    appSecret: secrets.app,
+    replicationSecret: secrets.replication,
+    superuserSecret: secrets.superuser,
+    tlsSecret: secrets.tls,
+    caSecret: secrets.ca,
+    labels: pgcloudLabels(serverId),
   };
 }
 
 /** The Cluster of a server's `generation` (1 at creation, one more per restore). */
 export function clusterName(names: ServerNames, generation: number): string {
-  return `${names.base}-g${generation}`;
+  return generationName(names.serverId, generation);
 }
 
 /** The generation of a Cluster of this server, from its name (undefined for another's). */
 export function generationOf(names: ServerNames, cluster: string): number | undefined {
-  const match = new RegExp(`^${names.base}-g(\\d+)$`).exec(cluster);
-  return match ? Number(match[1]) : undefined;
+  const parsed = parseClusterName(cluster);
+  return parsed?.base === names.base ? parsed.generation : undefined;
 }
-
-/** On a quarantined server's Service and Clusters: when (Unix seconds) it was set aside. */
-export const QUARANTINED_AT_LABEL = 'pgcloud.dev/quarantined-at';

@@ -1,12 +1,8 @@
+import { POSTGRES_CONTAINER_PORT, primarySelector, SERVICE_PORT_NAME } from '@pgcloud/kubernetes';
 import type { ServerNames } from './server-names.js';
 
 /** How clients reach the servers: inside the cluster only, or through a load balancer. */
 export type ServiceType = 'ClusterIP' | 'LoadBalancer';
-
-/** CNPG's labels on the pod of a Cluster's primary: pgcloud's Service selects it. */
-export function primarySelector(clusterName: string): Record<string, string> {
-  return { 'cnpg.io/cluster': clusterName, 'cnpg.io/instanceRole': 'primary' };
-}
 
 /**
  * pgcloud's Service for one database: its port (the record's) to PostgreSQL's 5432 on the
@@ -24,7 +20,14 @@ export function buildService(
     spec: {
       type: input.type,
       selector: primarySelector(input.clusterName),
-      ports: [{ name: 'postgres', port: input.port, targetPort: 5432, protocol: 'TCP' }],
+      ports: [
+        {
+          name: SERVICE_PORT_NAME,
+          port: input.port,
+          targetPort: POSTGRES_CONTAINER_PORT,
+          protocol: 'TCP',
+        },
+      ],
     },
   };
 }

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { validateObject } from '@pgcloud/kubernetes/validate';
+import { buildCluster } from './cluster-object.js';
+import { roleSecrets, superuserSecret, tlsSecrets } from './secret-objects.js';
+import { clusterName, serverNames } from './server-names.js';
+import { buildService } from './service-object.js';
+
+const names = serverNames('srv_0123456789abcdefghij', 'pgcloud-databases');
+const cluster = buildCluster({
+  names,
+  clusterName: clusterName(names, 1),
+  databaseName: 'shop',
+  config: { cpu: 0.5, memory: 1, storage: 10 },
+  imageName: 'ghcr.io/cloudnative-pg/postgresql:15',
+  storageClass: 'fast',
+  readOnly: false,
+});
+
+describe('the objects the kubernetes driver builds', () => {
+  it('meet their schemas: the CNPG Cluster the vendored one, the built-in kinds theirs', () => {
+    const objects = [
+      cluster,
+      buildService(names, { port: 20001, type: 'LoadBalancer', clusterName: 'srv-x-g1' }),
+      ...roleSecrets(names, { databaseName: 'shop', password: 'a', replicationPassword: 'b' }),
+      superuserSecret(names, 'c'),
+      ...tlsSecrets(names, { certPem: 'crt', keyPem: 'key', caPem: 'ca' }),
+    ];
+    for (const object of objects) assert.deepEqual(validateObject(object), []);
+  });
+
+  it('would be refused with a field CNPG does not know', () => {
+    const spec = cluster.spec as Record<string, unknown>;
+    const wrong = { ...cluster, spec: { ...spec, backups: { enabled: false } } };
+    const problems = validateObject(wrong);
+    assert.equal(problems.length, 1, problems.join('\n'));
+    assert.match(problems[0] ?? '', /backups/);
+  });
+
+  it('sizes the Cluster from the config and keeps passwords out as SCRAM verifiers', () => {
+    const spec = cluster.spec as {
+      resources: unknown;
+      storage: unknown;
+      postgresql: { parameters: Record<string, string> };
+    };
+    assert.deepEqual(spec.resources, {
+      requests: { cpu: '500m', memory: '1024Mi' },
+      limits: { cpu: '500m', memory: '1024Mi' },
+    });
+    assert.deepEqual(spec.storage, { size: '10Gi', storageClass: 'fast' });
+    assert.equal(spec.postgresql.parameters.shared_buffers, '256MB');
+    const [app] = roleSecrets(names, {
+      databaseName: 'shop',
+      password: 'plain-password',
+      replicationPassword: 'other',
+    });
+    const data = (app as { data: Record<string, string> }).data;
+    const password = Buffer.from(data.password ?? '', 'base64').toString('utf8');
+    assert.match(password, /^SCRAM-SHA-256\$4096:/);
+  });
+});
