@@ -26,3 +26,4 @@ export * from './eventually.js';
 export * from './tcp-proxy.js';
 export * from './fake-rpc-client.js';
 export * from './metric-value.js';
+export * from './kubernetes/kubernetes-test-api.js';
