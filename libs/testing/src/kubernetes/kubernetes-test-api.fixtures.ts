@@ -33,7 +33,7 @@ export function cnpgCluster(name: string, labels: Record<string, string> = {}) {
 /** A started test API, client-node clients on its kubeconfig, and a namespace of its own. */
 export async function startWithClients(namespace: string, options?: KubernetesTestApiOptions) {
   const api = await KubernetesTestApi.start(options);
-  const config = api.kubeConfig();
+  const config = await api.kubeConfig();
   const clients = {
     api,
     config,

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { ApiStatusError, badRequest, injectedFailure } from './api-status.js';
 import { discoveryDocument } from './discovery.js';
 import { ObjectDeleter } from './object-deletion.js';
@@ -122,8 +122,13 @@ export class KubernetesTestApi {
     return join(this.directory, 'kubeconfig.yaml');
   }
 
-  /** A client-node KubeConfig loaded from kubeconfigPath. */
-  kubeConfig(): KubeConfig {
+  /**
+   * A client-node KubeConfig loaded from kubeconfigPath. Asynchronous because client-node is
+   * imported here on first use: importing it takes most of a second, which every importer of
+   * @pgcloud/testing would otherwise pay.
+   */
+  async kubeConfig(): Promise<KubeConfig> {
+    const { KubeConfig } = await import('@kubernetes/client-node');
     const config = new KubeConfig();
     config.loadFromFile(this.kubeconfigPath);
     return config;
