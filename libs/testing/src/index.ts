@@ -29,3 +29,4 @@ export * from './metric-value.js';
 export * from './kubernetes/cnpg-cluster-fields.js';
 export * from './kubernetes/cnpg-server.js';
 export * from './kubernetes/service-proxies.js';
+export * from './kubernetes/kubernetes-test-api.js';
