@@ -30,3 +30,5 @@ export * from './kubernetes/cnpg-cluster-fields.js';
 export * from './kubernetes/cnpg-server.js';
 export * from './kubernetes/service-proxies.js';
 export * from './kubernetes/kubernetes-test-api.js';
+export * from './kubernetes/cnpg-stand-in.js';
+export * from './kubernetes/kubernetes-stand-in.js';

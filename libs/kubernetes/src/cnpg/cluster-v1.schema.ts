@@ -105,6 +105,7 @@ const metadata = strictObject(
     generation: integer,
     creationTimestamp: timestamp,
     deletionTimestamp: timestamp,
+    deletionGracePeriodSeconds: integer,
     finalizers: stringList,
     ownerReferences: { type: 'array', items: ownerReference },
     managedFields: { type: 'array', items: managedFieldsEntry },

@@ -24,6 +24,8 @@ export interface StandInManagedRole {
   superuser?: boolean;
   inherit?: boolean;
   connectionLimit?: number;
+  /** Roles it is made a member of. */
+  inRoles?: string[];
   passwordSecret?: LocalObjectReference;
 }
 

@@ -118,6 +118,7 @@ function roleStatements(role: StandInManagedRole, secrets: SecretLookup): RoleSt
   return [
     { sql: `CREATE ROLE ${name}`, unlessExists: role.name },
     { sql: `ALTER ROLE ${name} WITH ${flags.join(' ')}` },
+    ...(role.inRoles ?? []).map((member) => ({ sql: `GRANT ${quoteIdent(member)} TO ${name}` })),
   ];
 }
 

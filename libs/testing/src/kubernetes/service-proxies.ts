@@ -88,6 +88,17 @@ export class ServiceProxies {
     await closeListener(proxied.server);
   }
 
+  /** Removes the proxies of every Service not in `services` (they were deleted). */
+  async retain(services: readonly StandInService[]): Promise<void> {
+    const kept = new Set(services.map(serviceKey));
+    for (const [key, proxied] of [...this.services]) {
+      if (kept.has(key)) continue;
+      this.services.delete(key);
+      for (const socket of proxied.sockets) socket.destroy();
+      await closeListener(proxied.server);
+    }
+  }
+
   /** Stops every listener and drops every connection. */
   async stopAll(): Promise<void> {
     const all = [...this.services.values()];

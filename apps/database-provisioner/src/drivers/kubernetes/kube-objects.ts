@@ -72,10 +72,13 @@ export class KubeObjects {
     );
   }
 
-  /** Deletes the object (its dependents in the background); nothing when it is gone. */
-  async delete(ref: ObjectRef): Promise<void> {
+  /**
+   * Deletes the object; nothing when it is gone. `Foreground`: it stays until its dependents
+   * (a Cluster's pods) are gone; `Background`: it goes at once, they after.
+   */
+  async delete(ref: ObjectRef, propagation: 'Foreground' | 'Background' = 'Background') {
     try {
-      await this.api.delete(header(ref), undefined, undefined, undefined, undefined, 'Background');
+      await this.api.delete(header(ref), undefined, undefined, undefined, undefined, propagation);
     } catch (err) {
       if (!isStatus(err, 404)) throw err;
     }

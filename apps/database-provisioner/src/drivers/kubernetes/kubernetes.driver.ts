@@ -159,7 +159,17 @@ export class KubernetesDriver extends DatabaseDriver {
   async destroy(serverId: string): Promise<void> {
     const names = await this.namesOf(serverId);
     if (!names) return;
-    await this.deleteLabelled(names, CNPG_API_VERSION, CLUSTER_KIND);
+    // The Clusters first, until their pods have ended: no server outlives its record.
+    const clusters = await this.labelled<ClusterObject>(names, CNPG_API_VERSION, CLUSTER_KIND);
+    for (const cluster of clusters)
+      await this.objects.delete(this.clusterRef(names, cluster.metadata?.name ?? ''), 'Foreground');
+    await waitUntil(
+      async () =>
+        (await this.labelled(names, CNPG_API_VERSION, CLUSTER_KIND)).length === 0
+          ? true
+          : undefined,
+      { ...this.waiting(), what: `the Clusters of ${names.base} gone` },
+    );
     await this.objects.delete({ apiVersion: 'v1', kind: 'Service', ...this.at(names, names.base) });
     await this.deleteLabelled(names, 'v1', 'Secret');
     this.located.delete(serverId);
