@@ -87,9 +87,13 @@ export function driverConformance(name: string, start: () => Promise<Conformance
       assert.equal(endpoint.port, spec.port);
       const login = { ...endpoint, database: spec.databaseName, user: spec.databaseName };
       assert.equal(await checkTlsLogin({ ...login, password: spec.password, caPem }), true);
-      await assert.rejects(checkTlsLogin({ ...login, password: 'wrong', caPem }));
+      await assert.rejects(
+        checkTlsLogin({ ...login, password: 'wrong', caPem }),
+        (err: { code?: string }) => err.code === '28P01',
+      );
       await assert.rejects(
         asApp(() => Promise.resolve(), false),
+        (err: { code?: string }) => err.code === '28000',
         'refused without TLS',
       );
       await asApp(async (client) => {

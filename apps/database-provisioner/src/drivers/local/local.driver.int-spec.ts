@@ -212,18 +212,6 @@ describe('LocalDriver against real PostgreSQL servers', () => {
     });
   });
 
-  it('refuses a wrong password and a connection without TLS', async () => {
-    await assert.rejects(
-      asApp(() => Promise.resolve(), { password: 'not-the-password' }),
-      (err: { code?: string }) => err.code === '28P01',
-    );
-    await assert.rejects(
-      asApp(() => Promise.resolve(), { tls: false }),
-      (err: { code?: string; message: string }) =>
-        err.code === '28000' && /no encryption/.test(err.message),
-    );
-  });
-
   it('stores the same SCRAM verifier PostgreSQL would, and a replication role', async () => {
     const { socketDir } = serverPaths(dataDir, spec.serverId);
     const roles = await withSuperuser({ socketDir, port: spec.port }, 5000, async (client) => {
