@@ -43,6 +43,9 @@ export const RESERVED_DATABASE_NAMES = [
   'template0',
   'template1',
   'pgcloud_replication',
+  // CloudNativePG's own roles (the kubernetes driver's servers carry them).
+  'streaming_replica',
+  'cnpg_pooler_pgbouncer',
 ];
 
 /** A server's size: vCPUs, GiB of memory, GiB of storage (spec/decisions.md section 5). */

@@ -180,6 +180,8 @@ const spec = strictObject(
     instances: { type: 'integer', minimum: 1 },
     imageName: string,
     primaryUpdateStrategy: { type: 'string', enum: ['unsupervised', 'supervised'] },
+    // Whether CNPG makes a PodDisruptionBudget for the primary (default true).
+    enablePDB: boolean,
     enableSuperuserAccess: boolean,
     superuserSecret: localObjectReference,
     postgresql: strictObject(

@@ -115,6 +115,8 @@ export interface CnpgClusterSpec {
   instances: number;
   imageName?: string;
   primaryUpdateStrategy?: 'unsupervised' | 'supervised';
+  /** Whether CNPG makes a PodDisruptionBudget for the primary (default true). */
+  enablePDB?: boolean;
   enableSuperuserAccess?: boolean;
   superuserSecret?: LocalObjectReference;
   postgresql?: {

@@ -45,7 +45,7 @@ const LOSS_TIMEOUT_MS = 10_000;
  * does differently: it runs `spec.instances` pods with streaming replicas and fails over
  * (the stand-in runs ONE primary, whatever `instances` says, and never fails over); a
  * lost pod is recreated by Kubernetes and CNPG (lose() leaves the server down until
- * wake()); its defaulting webhook fills in left-out fields and generates the superuser
+ * wake(), which CnpgStandIn calls a moment later); its defaulting webhook fills in left-out fields and generates the superuser
  * Secret and the certificates (the stand-in refuses such Clusters instead); storage size,
  * storage class, resources and the image are not enforced; its pods listen on 5432 on
  * every address (the stand-in on 127.0.0.1 at a port of its own, reached through
@@ -158,7 +158,7 @@ export class StandInServer {
 
   /**
    * Kills the running postmaster with SIGKILL, like a lost pod, and waits until it has
-   * exited. Nothing restarts it (CNPG would recreate the pod; here wake() does). A server
+   * exited. It stays down until wake() (CnpgStandIn's, as Kubernetes recreates a pod). A server
    * that does not run is left as it is.
    */
   lose(): Promise<void> {

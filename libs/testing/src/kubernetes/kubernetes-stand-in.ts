@@ -41,7 +41,12 @@ export class KubernetesStandIn {
       osUser: await resolveOsUser(options.osUser ?? 'postgres'),
     });
     const standIn = new KubernetesStandIn(api, operator, options.dataRoot);
-    for (const namespace of options.namespaces ?? []) await standIn.createNamespace(namespace);
+    try {
+      for (const namespace of options.namespaces ?? []) await standIn.createNamespace(namespace);
+    } catch (err) {
+      await standIn.stop();
+      throw err;
+    }
     return standIn;
   }
 

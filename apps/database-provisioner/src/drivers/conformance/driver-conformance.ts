@@ -203,6 +203,9 @@ export function driverConformance(name: string, start: () => Promise<Conformance
       await harness.driver.create(other);
       await harness.driver.quarantine(other.serverId);
       assert.ok(!(await harness.driver.list()).includes(other.serverId));
+      // Gone for reconcile (its record, if any, goes `failed`), never started again.
+      assert.equal(await harness.driver.state(other.serverId), 'missing');
+      await assert.rejects(harness.driver.ensureRunning(other.serverId), /does not exist/);
       assert.deepEqual(await harness.driver.purgeQuarantined(new Date(Date.now() - 60_000)), []);
       const purged = await harness.driver.purgeQuarantined(new Date(Date.now() + 60_000));
       assert.ok(purged.includes(other.serverId), purged.join(', '));

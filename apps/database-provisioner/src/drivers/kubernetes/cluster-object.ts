@@ -4,6 +4,14 @@ import { REPLICATION_ROLE } from '../database-driver.js';
 import { sizeSettings } from '../server-size.js';
 import type { ServerNames } from './server-names.js';
 
+/**
+ * The volume holds the WAL too, which `usedBytes` (the storage limit) does not count: up to
+ * max_slot_wal_keep_size (2 GB) held for a lagging receiver, max_wal_size (1 GB) between
+ * checkpoints and CNPG's wal_keep_size (512 MB). Without this room a database at its
+ * limit would fill its volume before it is made read-only.
+ */
+const WAL_HEADROOM_GIB = 4;
+
 /** What the Cluster of one database is made from. */
 export interface ClusterInput {
   names: ServerNames;
@@ -68,6 +76,8 @@ export function buildCluster(input: ClusterInput): Record<string, unknown> {
     },
     spec: {
       instances: 1,
+      // One instance: CNPG's primary PodDisruptionBudget would block every node drain.
+      enablePDB: false,
       imageName: input.imageName,
       primaryUpdateStrategy: 'unsupervised',
       enableSuperuserAccess: true,
@@ -85,7 +95,7 @@ export function buildCluster(input: ClusterInput): Record<string, unknown> {
         },
       },
       storage: {
-        size: `${config.storage}Gi`,
+        size: `${config.storage + WAL_HEADROOM_GIB}Gi`,
         ...(input.storageClass ? { storageClass: input.storageClass } : {}),
       },
       resources: { requests: { cpu, memory }, limits: { cpu, memory } },

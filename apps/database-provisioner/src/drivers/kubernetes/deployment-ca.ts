@@ -49,12 +49,17 @@ export async function loadDeploymentCa(objects: KubeObjects, namespace: string):
   return { ca: { ...ca, pem }, dir };
 }
 
-/** A server certificate for `hosts` (names or addresses), signed by the CA, as PEM. */
+/**
+ * A server certificate for `hosts` (names or addresses, as subjectAltNames), signed by the
+ * CA, as PEM. The common name is short (64 characters at most): a load balancer's host
+ * name may be longer, and clients check the subjectAltNames anyway.
+ */
 export async function issueCertificate(
   loaded: LoadedCa,
+  commonName: string,
   hosts: readonly string[],
 ): Promise<{ certPem: string; keyPem: string }> {
-  const [commonName = 'pgcloud', ...rest] = hosts;
+  const rest = hosts.filter((host) => host !== commonName);
   const outDir = await mkdtemp(join(loaded.dir, 'issue-'));
   try {
     const issued = await issueServerCertificate(loaded.ca, {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { validateObject } from '@pgcloud/kubernetes/validate';
 import { buildCluster } from './cluster-object.js';
-import { roleSecrets, superuserSecret, tlsSecrets } from './secret-objects.js';
+import { caSecret, roleSecrets, superuserSecret, tlsSecret } from './secret-objects.js';
 import { clusterName, serverNames } from './server-names.js';
 import { buildService } from './service-object.js';
 
@@ -24,7 +24,8 @@ describe('the objects the kubernetes driver builds', () => {
       buildService(names, { port: 20001, type: 'LoadBalancer', clusterName: 'srv-x-g1' }),
       ...roleSecrets(names, { databaseName: 'shop', password: 'a', replicationPassword: 'b' }),
       superuserSecret(names, 'c'),
-      ...tlsSecrets(names, { certPem: 'crt', keyPem: 'key', caPem: 'ca' }),
+      tlsSecret(names, { certPem: 'crt', keyPem: 'key' }),
+      caSecret(names, 'ca'),
     ];
     for (const object of objects) assert.deepEqual(validateObject(object), []);
   });
@@ -47,7 +48,7 @@ describe('the objects the kubernetes driver builds', () => {
       requests: { cpu: '500m', memory: '1024Mi' },
       limits: { cpu: '500m', memory: '1024Mi' },
     });
-    assert.deepEqual(spec.storage, { size: '10Gi', storageClass: 'fast' });
+    assert.deepEqual(spec.storage, { size: '14Gi', storageClass: 'fast' });
     assert.equal(spec.postgresql.parameters.shared_buffers, '256MB');
     const [app] = roleSecrets(names, {
       databaseName: 'shop',

@@ -22,7 +22,13 @@ import { buildCluster, isHealthy } from './cluster-object.js';
 import type { LoadedCa } from './deployment-ca.js';
 import { issueCertificate, loadDeploymentCa } from './deployment-ca.js';
 import { KubeObjects } from './kube-objects.js';
-import { roleSecrets, secretValue, superuserSecret, tlsSecrets } from './secret-objects.js';
+import {
+  caSecret,
+  roleSecrets,
+  secretValue,
+  superuserSecret,
+  tlsSecret,
+} from './secret-objects.js';
 import type { ServerNames } from './server-names.js';
 import { clusterName, MANAGED_BY, QUARANTINED_AT_LABEL, serverNames } from './server-names.js';
 import type { ServiceType } from './service-object.js';
@@ -98,10 +104,13 @@ export class KubernetesDriver extends DatabaseDriver {
     for (const secret of roleSecrets(names, spec)) await this.objects.createOrGet(secret);
     const superuserPassword = randomBytes(24).toString('base64url');
     await this.objects.createOrGet(superuserSecret(names, superuserPassword));
+    // The CA's certificate every time (a crash may have come between the two Secrets); the
+    // server's certificate once.
+    await this.objects.createOrGet(caSecret(names, loaded.ca.pem));
     if (!(await this.objects.get(this.secretRef(names, names.tlsSecret)))) {
-      const certificate = await issueCertificate(loaded, serviceHostNames(names, endpoint.host));
-      for (const secret of tlsSecrets(names, { ...certificate, caPem: loaded.ca.pem }))
-        await this.objects.createOrGet(secret);
+      const hosts = serviceHostNames(names, endpoint.host);
+      const certificate = await issueCertificate(loaded, names.base, hosts);
+      await this.objects.createOrGet(tlsSecret(names, certificate));
     }
     signal?.throwIfAborted();
     const current = selectedCluster(service);
@@ -125,7 +134,7 @@ export class KubernetesDriver extends DatabaseDriver {
     const names = await this.namesOf(serverId);
     if (!names) throw new Error(`server ${serverId} does not exist`);
     const service = await this.service(names);
-    if (!service) throw new Error(`server ${serverId} has no Service`);
+    if (!service || isQuarantined(service)) throw new Error(`server ${serverId} does not exist`);
     const current = selectedCluster(service);
     const cluster = await this.objects.get<ClusterObject>(this.clusterRef(names, current));
     if (!cluster) throw new Error(`server ${serverId} has no Cluster ${current}`);
@@ -141,7 +150,8 @@ export class KubernetesDriver extends DatabaseDriver {
   async state(serverId: string): Promise<ServerState> {
     const names = await this.namesOf(serverId);
     const service = names && (await this.service(names));
-    if (!names || !service) return 'missing';
+    // Set aside, as the local driver moves a quarantined server out of its servers.
+    if (!names || !service || isQuarantined(service)) return 'missing';
     const current = selectedCluster(service);
     const cluster = await this.objects.get<ClusterObject>(this.clusterRef(names, current));
     if (!cluster) return 'missing';
@@ -170,8 +180,9 @@ export class KubernetesDriver extends DatabaseDriver {
           : undefined,
       { ...this.waiting(), what: `the Clusters of ${names.base} gone` },
     );
-    await this.objects.delete({ apiVersion: 'v1', kind: 'Service', ...this.at(names, names.base) });
+    // The Service last: it is how the driver finds a server's other objects again.
     await this.deleteLabelled(names, 'v1', 'Secret');
+    await this.objects.delete({ apiVersion: 'v1', kind: 'Service', ...this.at(names, names.base) });
     this.located.delete(serverId);
   }
 
@@ -259,7 +270,7 @@ export class KubernetesDriver extends DatabaseDriver {
     for (const service of await this.services()) {
       const labels = service.metadata?.labels ?? {};
       const serverId = labels[SERVER_ID_LABEL];
-      if (serverId && labels[QUARANTINED_AT_LABEL] === undefined) ids.add(serverId);
+      if (serverId && !isQuarantined(service)) ids.add(serverId);
     }
     return [...ids];
   }
@@ -478,6 +489,11 @@ export class KubernetesDriver extends DatabaseDriver {
   }
 }
 
+/** Whether the server was set aside (quarantine): it counts as gone until purged. */
+function isQuarantined(service: V1Service): boolean {
+  return service.metadata?.labels?.[QUARANTINED_AT_LABEL] !== undefined;
+}
+
 /** The Cluster pgcloud's Service points at: the server's current generation. */
 function selectedCluster(service: V1Service): string {
   const cluster = service.spec?.selector?.[CNPG_CLUSTER_LABEL];
@@ -485,6 +501,6 @@ function selectedCluster(service: V1Service): string {
   return cluster;
 }
 
-function notYet(): never {
-  throw new Error('restores are not built on the kubernetes driver yet');
+function notYet(): Promise<never> {
+  return Promise.reject(new Error('restores are not built on the kubernetes driver yet'));
 }

@@ -52,18 +52,20 @@ export function superuserSecret(names: ServerNames, password: string): SecretObj
   });
 }
 
-/** The server's certificate and key, and the CA that clients check it against (no CA key). */
-export function tlsSecrets(
+/** The server's certificate and key, which CNPG serves TLS with. */
+export function tlsSecret(
   names: ServerNames,
-  tls: { certPem: string; keyPem: string; caPem: string },
-): SecretObject[] {
-  return [
-    secret(names, names.tlsSecret, 'kubernetes.io/tls', {
-      'tls.crt': tls.certPem,
-      'tls.key': tls.keyPem,
-    }),
-    secret(names, names.caSecret, 'Opaque', { 'ca.crt': tls.caPem }),
-  ];
+  tls: { certPem: string; keyPem: string },
+): SecretObject {
+  return secret(names, names.tlsSecret, 'kubernetes.io/tls', {
+    'tls.crt': tls.certPem,
+    'tls.key': tls.keyPem,
+  });
+}
+
+/** The CA that clients check the server's certificate against (never the CA's key). */
+export function caSecret(names: ServerNames, caPem: string): SecretObject {
+  return secret(names, names.caSecret, 'Opaque', { 'ca.crt': caPem });
 }
 
 /** A value of a Secret read back from the API. */
