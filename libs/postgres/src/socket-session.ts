@@ -29,15 +29,20 @@ export async function withSuperuser<T>(
   work: (client: pg.Client) => Promise<T>,
   database = 'postgres',
 ): Promise<T> {
-  const client = new pg.Client({
-    host: address.socketDir,
-    port: address.port,
-    user: SUPERUSER,
-    database,
-    connectionTimeoutMillis: timeoutMs,
-    // A server that accepts the connection and then hangs must not hold its caller for ever.
-    query_timeout: 60_000,
-  });
+  const config = { host: address.socketDir, port: address.port, user: SUPERUSER, database };
+  return withSession({ ...config, connectionTimeoutMillis: timeoutMs }, work);
+}
+
+/**
+ * Runs `work` in one session made from `config`, always ended after; a query hangs for at
+ * most a minute (a server that accepts the connection and then hangs must not hold its
+ * caller for ever).
+ */
+export async function withSession<T>(
+  config: pg.ClientConfig,
+  work: (client: pg.Client) => Promise<T>,
+): Promise<T> {
+  const client = new pg.Client({ query_timeout: 60_000, ...config });
   client.on('error', () => undefined); // a server going away mid-session rejects the query
   try {
     await client.connect();

@@ -2,7 +2,6 @@ import type { KubeConfig, V1Secret, V1Service } from '@kubernetes/client-node';
 import {
   CLUSTER_KIND,
   CNPG_API_VERSION,
-  CNPG_CLUSTER_LABEL,
   HIBERNATION_ANNOTATION,
   SERVER_ID_LABEL,
 } from '@pgcloud/kubernetes';
@@ -15,10 +14,10 @@ import type {
   ServerSpec,
   ServerState,
 } from '../database-driver.js';
-import { DatabaseDriver, REPLICATION_ROLE } from '../database-driver.js';
+import { DatabaseDriver } from '../database-driver.js';
 import { enforceServerLimits } from '../server-limits.js';
 import type { ClusterObject } from './cluster-object.js';
-import { buildCluster, isHealthy } from './cluster-object.js';
+import { buildCluster } from './cluster-object.js';
 import type { LoadedCa } from './deployment-ca.js';
 import { issueCertificate, loadDeploymentCa } from './deployment-ca.js';
 import { KubeObjects } from './kube-objects.js';
@@ -30,12 +29,21 @@ import {
   tlsSecret,
 } from './secret-objects.js';
 import type { ServerNames } from './server-names.js';
-import { clusterName, MANAGED_BY, QUARANTINED_AT_LABEL, serverNames } from './server-names.js';
+import { clusterName, QUARANTINED_AT_LABEL } from './server-names.js';
 import type { ServiceType } from './service-object.js';
 import { buildService, serviceHostNames } from './service-object.js';
 import type { SuperuserLogin } from './superuser-session.js';
 import { withTlsSuperuser } from './superuser-session.js';
+import {
+  clusterRef,
+  isQuarantined,
+  secretRef,
+  selectedCluster,
+  ServerObjects,
+  serviceRef,
+} from './server-objects.js';
 import { waitUntil } from './wait-until.js';
+import { grantAccess, SQL_TIMEOUT_MS, waitForCluster } from './cluster-readiness.js';
 
 /** What the kubernetes driver takes from the app's configuration. */
 export interface KubernetesDriverSettings {
@@ -54,8 +62,6 @@ export interface KubernetesDriverSettings {
   pollMs?: number;
 }
 
-const SQL_TIMEOUT_MS = 5000;
-
 /**
  * One CloudNativePG Cluster per database, behind a Service that pgcloud owns, with its
  * Secrets, in the namespace of the database's region. Status, reconcile and delete read and
@@ -64,18 +70,24 @@ const SQL_TIMEOUT_MS = 5000;
  */
 export class KubernetesDriver extends DatabaseDriver {
   private readonly objects: KubeObjects;
-  private readonly located = new Map<string, string>();
+  private readonly servers: ServerObjects;
+  private readonly namespaces: string[];
   private preparing?: Promise<LoadedCa>;
 
   constructor(private readonly settings: KubernetesDriverSettings) {
     super();
     this.objects = new KubeObjects(settings.kubeConfig);
+    this.namespaces = [...new Set(Object.values(settings.namespaces))];
+    this.servers = new ServerObjects(this.objects, this.namespaces, {
+      timeoutMs: settings.readyTimeoutMs,
+      pollMs: settings.pollMs ?? 500,
+    });
   }
 
   /** Loads (or makes) the deployment CA and checks that every region's namespace exists. */
   async prepare(): Promise<void> {
     await this.ready();
-    for (const namespace of this.namespaceList()) {
+    for (const namespace of this.namespaces) {
       const found = await this.objects.get({
         apiVersion: 'v1',
         kind: 'Namespace',
@@ -90,7 +102,7 @@ export class KubernetesDriver extends DatabaseDriver {
     const loaded = await this.ready();
     const namespace = this.settings.namespaces[spec.region];
     if (!namespace) throw new Error(`no namespace is configured for region ${spec.region}`);
-    const names = serverNames(spec.serverId, namespace);
+    const names = this.servers.place(spec.serverId, namespace);
     const service = await this.objects.createOrGet<V1Service>(
       buildService(names, {
         port: spec.port,
@@ -98,8 +110,7 @@ export class KubernetesDriver extends DatabaseDriver {
         clusterName: clusterName(names, 1),
       }),
     );
-    this.located.set(spec.serverId, namespace);
-    const endpoint = await this.endpointOf(names, service, signal);
+    const endpoint = await this.servers.endpointOf(names, service, signal);
     // A retried create keeps what an earlier attempt made: each object is made once.
     for (const secret of roleSecrets(names, spec)) await this.objects.createOrGet(secret);
     const superuserPassword = randomBytes(24).toString('base64url');
@@ -107,7 +118,7 @@ export class KubernetesDriver extends DatabaseDriver {
     // The CA's certificate every time (a crash may have come between the two Secrets); the
     // server's certificate once.
     await this.objects.createOrGet(caSecret(names, loaded.ca.pem));
-    if (!(await this.objects.get(this.secretRef(names, names.tlsSecret)))) {
+    if (!(await this.objects.get(secretRef(names, names.tlsSecret)))) {
       const hosts = serviceHostNames(names, endpoint.host);
       const certificate = await issueCertificate(loaded, names.base, hosts);
       await this.objects.createOrGet(tlsSecret(names, certificate));
@@ -125,35 +136,37 @@ export class KubernetesDriver extends DatabaseDriver {
         readOnly: false,
       }),
     );
-    await this.waitReady(names, current, endpoint, signal);
-    await this.grantAccess(names, endpoint, signal);
+    const login = await this.superuserLoginAt(names, endpoint);
+    await waitForCluster(this.objects, names, current, login, this.servers.waiting(signal));
+    await grantAccess(names, login, this.servers.waiting(signal));
     return endpoint;
   }
 
   async ensureRunning(serverId: string): Promise<ServerEndpoint> {
-    const names = await this.namesOf(serverId);
+    const names = await this.servers.namesOf(serverId);
     if (!names) throw new Error(`server ${serverId} does not exist`);
-    const service = await this.service(names);
+    const service = await this.servers.service(names);
     if (!service || isQuarantined(service)) throw new Error(`server ${serverId} does not exist`);
     const current = selectedCluster(service);
-    const cluster = await this.objects.get<ClusterObject>(this.clusterRef(names, current));
+    const cluster = await this.objects.get<ClusterObject>(clusterRef(names, current));
     if (!cluster) throw new Error(`server ${serverId} has no Cluster ${current}`);
     if (cluster.metadata?.annotations?.[HIBERNATION_ANNOTATION] === 'on')
-      await this.objects.mergePatch(this.clusterRef(names, current), {
+      await this.objects.mergePatch(clusterRef(names, current), {
         metadata: { annotations: { [HIBERNATION_ANNOTATION]: 'off' } },
       });
-    const endpoint = await this.endpointOf(names, service);
-    await this.waitReady(names, current, endpoint);
+    const endpoint = await this.servers.endpointOf(names, service);
+    const login = await this.superuserLoginAt(names, endpoint);
+    await waitForCluster(this.objects, names, current, login, this.servers.waiting());
     return endpoint;
   }
 
   async state(serverId: string): Promise<ServerState> {
-    const names = await this.namesOf(serverId);
-    const service = names && (await this.service(names));
+    const names = await this.servers.namesOf(serverId);
+    const service = names && (await this.servers.service(names));
     // Set aside, as the local driver moves a quarantined server out of its servers.
     if (!names || !service || isQuarantined(service)) return 'missing';
     const current = selectedCluster(service);
-    const cluster = await this.objects.get<ClusterObject>(this.clusterRef(names, current));
+    const cluster = await this.objects.get<ClusterObject>(clusterRef(names, current));
     if (!cluster) return 'missing';
     if (cluster.metadata?.annotations?.[HIBERNATION_ANNOTATION] === 'on') return 'stopped';
     // Whether it answers, by logging in: the status may lag behind a lost server.
@@ -167,48 +180,53 @@ export class KubernetesDriver extends DatabaseDriver {
   }
 
   async destroy(serverId: string): Promise<void> {
-    const names = await this.namesOf(serverId);
+    const names = await this.servers.namesOf(serverId);
     if (!names) return;
     // The Clusters first, until their pods have ended: no server outlives its record.
-    const clusters = await this.labelled<ClusterObject>(names, CNPG_API_VERSION, CLUSTER_KIND);
+    const clusters = await this.servers.labelled<ClusterObject>(
+      names,
+      CNPG_API_VERSION,
+      CLUSTER_KIND,
+    );
     for (const cluster of clusters)
-      await this.objects.delete(this.clusterRef(names, cluster.metadata?.name ?? ''), 'Foreground');
+      await this.objects.delete(clusterRef(names, cluster.metadata?.name ?? ''), 'Foreground');
     await waitUntil(
       async () =>
-        (await this.labelled(names, CNPG_API_VERSION, CLUSTER_KIND)).length === 0
+        (await this.servers.labelled(names, CNPG_API_VERSION, CLUSTER_KIND)).length === 0
           ? true
           : undefined,
-      { ...this.waiting(), what: `the Clusters of ${names.base} gone` },
+      { ...this.servers.waiting(), what: `the Clusters of ${names.base} gone` },
     );
     // The Service last: it is how the driver finds a server's other objects again.
-    await this.deleteLabelled(names, 'v1', 'Secret');
-    await this.objects.delete({ apiVersion: 'v1', kind: 'Service', ...this.at(names, names.base) });
-    this.located.delete(serverId);
+    await this.servers.deleteLabelled(names, 'v1', 'Secret');
+    await this.objects.delete(serviceRef(names));
+    this.servers.forget(serverId);
   }
 
   /** Hibernated (CNPG keeps the volume, stops the pods) and labelled with when. */
   async quarantine(serverId: string): Promise<string> {
-    const names = await this.namesOf(serverId);
+    const names = await this.servers.namesOf(serverId);
     if (!names) return `nothing of ${serverId}`;
     const at = String(Math.floor(Date.now() / 1000));
     const label = { metadata: { labels: { [QUARANTINED_AT_LABEL]: at } } };
-    for (const cluster of await this.labelled<ClusterObject>(names, CNPG_API_VERSION, CLUSTER_KIND))
-      await this.objects.mergePatch(this.clusterRef(names, cluster.metadata?.name ?? ''), {
+    for (const cluster of await this.servers.labelled<ClusterObject>(
+      names,
+      CNPG_API_VERSION,
+      CLUSTER_KIND,
+    ))
+      await this.objects.mergePatch(clusterRef(names, cluster.metadata?.name ?? ''), {
         metadata: {
           labels: { [QUARANTINED_AT_LABEL]: at },
           annotations: { [HIBERNATION_ANNOTATION]: 'on' },
         },
       });
-    await this.objects.mergePatch(
-      { apiVersion: 'v1', kind: 'Service', ...this.at(names, names.base) },
-      label,
-    );
+    await this.objects.mergePatch(serviceRef(names), label);
     return `${names.namespace}/${names.base} (hibernated)`;
   }
 
   async purgeQuarantined(before: Date): Promise<string[]> {
     const purged: string[] = [];
-    for (const service of await this.services()) {
+    for (const service of await this.servers.services()) {
       const labels = service.metadata?.labels ?? {};
       const at = Number(labels[QUARANTINED_AT_LABEL]);
       const serverId = labels[SERVER_ID_LABEL];
@@ -234,11 +252,11 @@ export class KubernetesDriver extends DatabaseDriver {
    * sees it.
    */
   async setReadOnly(serverId: string, readOnly: boolean): Promise<void> {
-    const names = await this.namesOf(serverId);
-    const service = names && (await this.service(names));
+    const names = await this.servers.namesOf(serverId);
+    const service = names && (await this.servers.service(names));
     if (!names || !service) throw new Error(`server ${serverId} does not exist`);
     const value = readOnly ? 'on' : 'off';
-    await this.objects.mergePatch(this.clusterRef(names, selectedCluster(service)), {
+    await this.objects.mergePatch(clusterRef(names, selectedCluster(service)), {
       spec: { postgresql: { parameters: { default_transaction_read_only: value } } },
     });
     const login = await this.superuserLogin(names, service);
@@ -250,7 +268,7 @@ export class KubernetesDriver extends DatabaseDriver {
           );
           return rows[0]?.setting === value ? true : undefined;
         }),
-      { ...this.waiting(), what: `server ${serverId} read-only ${value}` },
+      { ...this.servers.waiting(), what: `server ${serverId} read-only ${value}` },
     );
   }
 
@@ -267,7 +285,7 @@ export class KubernetesDriver extends DatabaseDriver {
 
   async list(): Promise<string[]> {
     const ids = new Set<string>();
-    for (const service of await this.services()) {
+    for (const service of await this.servers.services()) {
       const labels = service.metadata?.labels ?? {};
       const serverId = labels[SERVER_ID_LABEL];
       if (serverId && !isQuarantined(service)) ids.add(serverId);
@@ -322,183 +340,29 @@ export class KubernetesDriver extends DatabaseDriver {
     return this.preparing;
   }
 
-  private namespaceList(): string[] {
-    return [...new Set(Object.values(this.settings.namespaces))];
-  }
-
-  /** The names of a server's objects, from the namespace its Service is in. */
-  private async namesOf(serverId: string): Promise<ServerNames | undefined> {
-    const known = this.located.get(serverId);
-    if (known) return serverNames(serverId, known);
-    for (const namespace of this.namespaceList()) {
-      const names = serverNames(serverId, namespace);
-      if (await this.service(names)) {
-        this.located.set(serverId, namespace);
-        return names;
-      }
-    }
-    return undefined;
-  }
-
-  private service(names: ServerNames): Promise<V1Service | undefined> {
-    return this.objects.get<V1Service>({
-      apiVersion: 'v1',
-      kind: 'Service',
-      ...this.at(names, names.base),
-    });
-  }
-
-  private async services(): Promise<V1Service[]> {
-    const all: V1Service[] = [];
-    for (const namespace of this.namespaceList())
-      all.push(...(await this.objects.list<V1Service>('v1', 'Service', namespace, MANAGED_BY)));
-    return all;
-  }
-
-  /**
-   * Where clients reach the server: behind a load balancer, the address it was given
-   * (waited for); otherwise the Service's name inside the cluster.
-   */
-  private async endpointOf(
-    names: ServerNames,
-    service: V1Service,
-    signal?: AbortSignal,
-  ): Promise<ServerEndpoint> {
-    const port = service.spec?.ports?.[0]?.port;
-    if (port === undefined) throw new Error(`Service ${names.base} has no port`);
-    if (service.spec?.type !== 'LoadBalancer')
-      return { host: `${names.base}.${names.namespace}.svc`, port };
-    const host = await waitUntil(
-      async () => {
-        const ingress = (await this.service(names))?.status?.loadBalancer?.ingress?.[0];
-        return ingress?.hostname ?? ingress?.ip;
-      },
-      { ...this.waiting(signal), what: `a load balancer address for ${names.base}` },
-    );
-    return { host, port };
-  }
-
-  /** Until CNPG calls the Cluster healthy and the superuser logs in through the Service. */
-  private async waitReady(
-    names: ServerNames,
-    cluster: string,
-    endpoint: ServerEndpoint,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    const what = `Cluster ${names.namespace}/${cluster} ready`;
-    await waitUntil(
-      async () => {
-        const found = await this.objects.get<ClusterObject>(this.clusterRef(names, cluster));
-        if (!found) throw new Error('it is gone');
-        if (!isHealthy(found)) throw new Error(`phase: ${found.status?.phase ?? 'none yet'}`);
-        const login = await this.superuserLoginAt(names, endpoint);
-        return withTlsSuperuser(login, SQL_TIMEOUT_MS, async (client) => {
-          await client.query('SELECT 1');
-          return true;
-        });
-      },
-      { ...this.waiting(signal), what },
-    );
-  }
-
-  /**
-   * The application sees only its own database; the replication role reaches `postgres`,
-   * where pitr-worker keeps its slot. Waits for CNPG to have made the managed roles.
-   */
-  private async grantAccess(
-    names: ServerNames,
-    endpoint: ServerEndpoint,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    const login = await this.superuserLoginAt(names, endpoint);
-    await waitUntil(
-      () =>
-        withTlsSuperuser(login, SQL_TIMEOUT_MS, async (client) => {
-          const { rowCount } = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [
-            REPLICATION_ROLE,
-          ]);
-          if (rowCount === 0) return undefined;
-          await client.query('REVOKE CONNECT ON DATABASE postgres FROM PUBLIC');
-          await client.query('REVOKE CONNECT ON DATABASE template1 FROM PUBLIC');
-          await client.query(`GRANT CONNECT ON DATABASE postgres TO ${REPLICATION_ROLE}`);
-          return true;
-        }),
-      { ...this.waiting(signal), what: `the roles of ${names.base}` },
-    );
-  }
-
   private async asSuperuser<T>(
     serverId: string,
     work: Parameters<typeof withTlsSuperuser<T>>[2],
   ): Promise<T> {
-    const names = await this.namesOf(serverId);
-    const service = names && (await this.service(names));
+    const names = await this.servers.namesOf(serverId);
+    const service = names && (await this.servers.service(names));
     if (!names || !service) throw new Error(`server ${serverId} does not exist`);
     return withTlsSuperuser(await this.superuserLogin(names, service), SQL_TIMEOUT_MS, work);
   }
 
   private async superuserLogin(names: ServerNames, service: V1Service): Promise<SuperuserLogin> {
-    return this.superuserLoginAt(names, await this.endpointOf(names, service));
+    return this.superuserLoginAt(names, await this.servers.endpointOf(names, service));
   }
 
   private async superuserLoginAt(
     names: ServerNames,
     endpoint: ServerEndpoint,
   ): Promise<SuperuserLogin> {
-    const secret = await this.objects.get<V1Secret>(this.secretRef(names, names.superuserSecret));
+    const secret = await this.objects.get<V1Secret>(secretRef(names, names.superuserSecret));
     if (!secret) throw new Error(`Secret ${names.superuserSecret} is missing`);
     const { ca } = await this.ready();
     return { endpoint, password: secretValue(secret, 'password'), caPem: ca.pem };
   }
-
-  private async labelled<T extends ClusterObject | V1Secret>(
-    names: ServerNames,
-    apiVersion: string,
-    kind: string,
-  ): Promise<T[]> {
-    return this.objects.list<T>(apiVersion, kind, names.namespace, names.labels);
-  }
-
-  private async deleteLabelled(names: ServerNames, apiVersion: string, kind: string) {
-    for (const object of await this.labelled(names, apiVersion, kind))
-      await this.objects.delete({
-        apiVersion,
-        kind,
-        ...this.at(names, object.metadata?.name ?? ''),
-      });
-  }
-
-  private clusterRef(names: ServerNames, cluster: string) {
-    return { apiVersion: CNPG_API_VERSION, kind: CLUSTER_KIND, ...this.at(names, cluster) };
-  }
-
-  private secretRef(names: ServerNames, name: string) {
-    return { apiVersion: 'v1', kind: 'Secret', ...this.at(names, name) };
-  }
-
-  private at(names: ServerNames, name: string): { namespace: string; name: string } {
-    return { namespace: names.namespace, name };
-  }
-
-  private waiting(signal?: AbortSignal) {
-    return {
-      timeoutMs: this.settings.readyTimeoutMs,
-      pollMs: this.settings.pollMs ?? 500,
-      ...(signal ? { signal } : {}),
-    };
-  }
-}
-
-/** Whether the server was set aside (quarantine): it counts as gone until purged. */
-function isQuarantined(service: V1Service): boolean {
-  return service.metadata?.labels?.[QUARANTINED_AT_LABEL] !== undefined;
-}
-
-/** The Cluster pgcloud's Service points at: the server's current generation. */
-function selectedCluster(service: V1Service): string {
-  const cluster = service.spec?.selector?.[CNPG_CLUSTER_LABEL];
-  if (!cluster) throw new Error(`Service ${service.metadata?.name} selects no Cluster`);
-  return cluster;
 }
 
 function notYet(): Promise<never> {

@@ -1,5 +1,5 @@
-import { SUPERUSER } from '@pgcloud/postgres';
-import pg from 'pg';
+import { SUPERUSER, withSession } from '@pgcloud/postgres';
+import type pg from 'pg';
 import type { ServerEndpoint } from '../database-driver.js';
 
 /** How the driver logs in to a server as its superuser: over TLS, through its Service. */
@@ -18,22 +18,16 @@ export async function withTlsSuperuser<T>(
   timeoutMs: number,
   work: (client: pg.Client) => Promise<T>,
 ): Promise<T> {
-  const client = new pg.Client({
-    host: login.endpoint.host,
-    port: login.endpoint.port,
-    user: SUPERUSER,
-    password: login.password,
-    database: 'postgres',
-    ssl: { ca: login.caPem, rejectUnauthorized: true },
-    connectionTimeoutMillis: timeoutMs,
-    // A server that accepts the connection and then hangs must not hold its caller for ever.
-    query_timeout: 60_000,
-  });
-  client.on('error', () => undefined); // a server going away mid-session rejects the query
-  try {
-    await client.connect();
-    return await work(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  return withSession(
+    {
+      host: login.endpoint.host,
+      port: login.endpoint.port,
+      user: SUPERUSER,
+      password: login.password,
+      database: 'postgres',
+      ssl: { ca: login.caPem, rejectUnauthorized: true },
+      connectionTimeoutMillis: timeoutMs,
+    },
+    work,
+  );
 }

@@ -1,0 +1,133 @@
+import type { KubernetesObject, V1Service } from '@kubernetes/client-node';
+import { CLUSTER_KIND, CNPG_API_VERSION, CNPG_CLUSTER_LABEL } from '@pgcloud/kubernetes';
+import type { ServerEndpoint } from '../database-driver.js';
+import type { KubeObjects, ObjectRef } from './kube-objects.js';
+import type { ServerNames } from './server-names.js';
+import { MANAGED_BY, QUARANTINED_AT_LABEL, serverNames } from './server-names.js';
+import { waitUntil } from './wait-until.js';
+
+/** How long and how often the driver waits for the platform. */
+export interface Waiting {
+  timeoutMs: number;
+  pollMs: number;
+}
+
+/**
+ * A server's objects in the Kubernetes API: which namespace it is in (found through its
+ * Service, the one object every server has), its Service and where it answers, and its
+ * objects by label.
+ */
+export class ServerObjects {
+  private readonly located = new Map<string, string>();
+
+  constructor(
+    readonly objects: KubeObjects,
+    private readonly namespaces: readonly string[],
+    private readonly waits: Waiting,
+  ) {}
+
+  /** The names of a server's objects in `namespace`, remembered for later lookups. */
+  place(serverId: string, namespace: string): ServerNames {
+    this.located.set(serverId, namespace);
+    return serverNames(serverId, namespace);
+  }
+
+  forget(serverId: string): void {
+    this.located.delete(serverId);
+  }
+
+  /** The names of a server's objects, from the namespace its Service is in. */
+  async namesOf(serverId: string): Promise<ServerNames | undefined> {
+    const known = this.located.get(serverId);
+    if (known) return serverNames(serverId, known);
+    for (const namespace of this.namespaces) {
+      const names = serverNames(serverId, namespace);
+      if (await this.service(names)) return this.place(serverId, namespace);
+    }
+    return undefined;
+  }
+
+  service(names: ServerNames): Promise<V1Service | undefined> {
+    return this.objects.get<V1Service>({ apiVersion: 'v1', kind: 'Service', ...at(names) });
+  }
+
+  /** The Services of every server, in every region's namespace. */
+  async services(): Promise<V1Service[]> {
+    const all: V1Service[] = [];
+    for (const namespace of this.namespaces)
+      all.push(...(await this.objects.list<V1Service>('v1', 'Service', namespace, MANAGED_BY)));
+    return all;
+  }
+
+  /**
+   * Where clients reach the server: behind a load balancer, the address it was given
+   * (waited for); otherwise the Service's name inside the cluster.
+   */
+  async endpointOf(
+    names: ServerNames,
+    service: V1Service,
+    signal?: AbortSignal,
+  ): Promise<ServerEndpoint> {
+    const port = service.spec?.ports?.[0]?.port;
+    if (port === undefined) throw new Error(`Service ${names.base} has no port`);
+    if (service.spec?.type !== 'LoadBalancer')
+      return { host: `${names.base}.${names.namespace}.svc`, port };
+    const host = await waitUntil(
+      async () => {
+        const ingress = (await this.service(names))?.status?.loadBalancer?.ingress?.[0];
+        return ingress?.hostname ?? ingress?.ip;
+      },
+      { ...this.waiting(signal), what: `a load balancer address for ${names.base}` },
+    );
+    return { host, port };
+  }
+
+  /** The server's objects of a kind (its Clusters, its Secrets). */
+  labelled<T extends KubernetesObject>(
+    names: ServerNames,
+    apiVersion: string,
+    kind: string,
+  ): Promise<T[]> {
+    return this.objects.list<T>(apiVersion, kind, names.namespace, names.labels);
+  }
+
+  async deleteLabelled(names: ServerNames, apiVersion: string, kind: string): Promise<void> {
+    for (const object of await this.labelled(names, apiVersion, kind))
+      await this.objects.delete({ apiVersion, kind, ...at(names, object.metadata?.name) });
+  }
+
+  waiting(signal?: AbortSignal): Waiting & { signal?: AbortSignal } {
+    return { ...this.waits, ...(signal ? { signal } : {}) };
+  }
+}
+
+/** A Cluster of the server. */
+export function clusterRef(names: ServerNames, cluster: string): ObjectRef {
+  return { apiVersion: CNPG_API_VERSION, kind: CLUSTER_KIND, ...at(names, cluster) };
+}
+
+/** A Secret of the server. */
+export function secretRef(names: ServerNames, name: string): ObjectRef {
+  return { apiVersion: 'v1', kind: 'Secret', ...at(names, name) };
+}
+
+/** The server's Service. */
+export function serviceRef(names: ServerNames): ObjectRef {
+  return { apiVersion: 'v1', kind: 'Service', ...at(names) };
+}
+
+function at(names: ServerNames, name = names.base): { namespace: string; name: string } {
+  return { namespace: names.namespace, name };
+}
+
+/** Whether the server was set aside (quarantine): it counts as gone until purged. */
+export function isQuarantined(service: V1Service): boolean {
+  return service.metadata?.labels?.[QUARANTINED_AT_LABEL] !== undefined;
+}
+
+/** The Cluster pgcloud's Service points at: the server's current generation. */
+export function selectedCluster(service: V1Service): string {
+  const cluster = service.spec?.selector?.[CNPG_CLUSTER_LABEL];
+  if (!cluster) throw new Error(`Service ${service.metadata?.name} selects no Cluster`);
+  return cluster;
+}
