@@ -32,3 +32,5 @@ export * from './kubernetes/service-proxies.js';
 export * from './kubernetes/kubernetes-test-api.js';
 export * from './kubernetes/cnpg-stand-in.js';
 export * from './kubernetes/kubernetes-stand-in.js';
+export * from './kubernetes/job-runner.js';
+export * from './kubernetes/service-names.js';

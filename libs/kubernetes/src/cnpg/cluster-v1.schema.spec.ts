@@ -130,6 +130,7 @@ function restoredCluster(): CnpgCluster {
       sslRootCert: { name: 'srv-abc123-ca', key: 'ca.crt' },
     },
   ];
+  cluster.spec.replica = { enabled: true, source: 'restore' };
   return cluster;
 }
 
@@ -174,6 +175,12 @@ describe('the vendored CNPG 1.25.1 Cluster schema', () => {
         `${NAME}: /spec/postgresql/pg_hab is not a field of Cluster`,
       ],
     );
+  });
+
+  it('refuses a replica section without its source', () => {
+    assert.deepEqual(problemsWith(['spec.replica', { enabled: true }]), [
+      `${NAME}: /spec/replica must have required property 'source'`,
+    ]);
   });
 
   it('refuses a wrong type: instances "2", and fewer than one instance', () => {

@@ -156,6 +156,16 @@ const externalCluster = strictObject(
   ['name', 'connectionParameters'], // pgcloud requires connectionParameters
 );
 
+/**
+ * A replica cluster follows `source` (an externalClusters entry) as a standby; `enabled`
+ * false promotes it. pgcloud demotes a primary this way to hold it for a restore, and keeps
+ * a restored Cluster a standby until the swap is checked.
+ */
+const replica = strictObject(
+  { enabled: boolean, source: { type: 'string', minLength: 1 } },
+  ['enabled', 'source'], // pgcloud always says both
+);
+
 const computeResources = strictObject({ cpu: quantity, memory: quantity });
 
 const role = strictObject(
@@ -190,6 +200,7 @@ const spec = strictObject(
     ),
     bootstrap,
     externalClusters: { type: 'array', items: externalCluster },
+    replica,
     // Size is required: CNPG's webhook needs it when there is no pvcTemplate (not in the subset).
     storage: strictObject({ size: quantityString, storageClass: string }, ['size']),
     resources: strictObject({ requests: computeResources, limits: computeResources }),

@@ -127,6 +127,8 @@ export interface CnpgClusterSpec {
   };
   bootstrap?: ClusterBootstrap;
   externalClusters?: ExternalCluster[];
+  /** A standby of `source` (an externalClusters entry) while enabled; false promotes it. */
+  replica?: { enabled: boolean; source: string };
   /** Required: without a pvcTemplate (outside the subset) CNPG needs a size. */
   storage: { size: string; storageClass?: string };
   resources?: { requests?: ComputeResources; limits?: ComputeResources };

@@ -16,12 +16,16 @@ import { basicAuthPassword, secretValue } from './cnpg-cluster-fields.js';
 import type { ApplicationDatabase } from './cnpg-roles.js';
 import type { StandInPaths } from './cnpg-server-files.js';
 
-/** What is left to do once a freshly bootstrapped server runs. */
+/**
+ * What is left to do once a freshly bootstrapped server runs (and is a primary: a clone
+ * starts as a standby, promoted unless `spec.replica.enabled` keeps it one).
+ */
 export interface AfterBootstrap {
-  /** The clone starts as a standby and is promoted, onto a new timeline, as CNPG does. */
-  promote: boolean;
   app?: ApplicationDatabase;
 }
+
+/** The address a cluster DNS name (`<svc>.<ns>.svc`) resolves to, where the stand-in knows it. */
+export type HostResolver = (host: string) => string | undefined;
 
 type BootstrapPaths = Pick<StandInPaths, 'pgdata' | 'externalDir' | 'templateDir'>;
 
@@ -42,6 +46,7 @@ export async function bootstrapData(
   secrets: SecretLookup,
   paths: BootstrapPaths,
   tools: PgTools,
+  resolveHost: HostResolver = () => undefined,
 ): Promise<AfterBootstrap> {
   const { initdb, pg_basebackup: clone } = cluster.spec.bootstrap ?? {};
   if (initdb && clone) throw new Error('spec.bootstrap names more than one method');
@@ -51,15 +56,15 @@ export async function bootstrapData(
       throw new Error(`the CNPG stand-in makes UTF8 clusters only, not ${initdb.encoding}`);
     const app = applicationDatabase(initdb, secrets, 'initdb');
     await copyTemplate(paths, tools);
-    return { promote: false, app };
+    return { app };
   }
   if (clone) {
     const app =
       clone.database || clone.owner
         ? applicationDatabase(clone, secrets, 'pg_basebackup')
         : undefined;
-    await cloneFromSource(cluster, clone.source, secrets, paths, tools);
-    return { promote: true, ...(app ? { app } : {}) };
+    await cloneFromSource(cluster, clone.source, secrets, paths, tools, resolveHost);
+    return app ? { app } : {};
   }
   // CNPG's defaulting webhook would fill in initdb (database and owner `app`); no webhook here.
   throw new Error('spec.bootstrap names no method (the stand-in has no defaulting webhook)');
@@ -82,8 +87,10 @@ function applicationDatabase(
 /**
  * Runs pg_basebackup (WAL streamed alongside, fast checkpoint) from the source with its
  * connection parameters; the password goes by environment, the CA into a file of the
- * server's own. The copy gets a standby.signal (promoted after its first start) and the
- * include of the stand-in's settings file, should the source's postgresql.conf lack it.
+ * server's own. A `host` that names a Service (`<svc>.<ns>.svc`) gets `hostaddr`, the
+ * Service's address here (there is no cluster DNS), and keeps `host` for verify-full's
+ * check of the certificate. The copy gets a standby.signal and the include of the
+ * stand-in's settings file, should the source's postgresql.conf lack it.
  */
 async function cloneFromSource(
   cluster: StandInCluster,
@@ -91,6 +98,7 @@ async function cloneFromSource(
   secrets: SecretLookup,
   paths: BootstrapPaths,
   tools: PgTools,
+  resolveHost: HostResolver,
 ): Promise<void> {
   const source = cluster.spec.externalClusters?.find((entry) => entry.name === sourceName);
   if (!source) throw new Error(`spec.externalClusters has no entry '${sourceName}'`);
@@ -106,6 +114,8 @@ async function cloneFromSource(
     await chownFile(file, tools.osUser, 0o600);
     params.sslrootcert = file;
   }
+  const address = params.host === undefined ? undefined : resolveHost(params.host);
+  if (address !== undefined && params.hostaddr === undefined) params.hostaddr = address;
   params.application_name ??= `${cluster.metadata.name}-bootstrap`;
   const env = source.password
     ? { PGPASSWORD: secretValue(secrets, source.password.name, source.password.key) }

@@ -68,6 +68,8 @@ export interface StandInCluster {
     externalClusters?: StandInExternalCluster[];
     certificates?: { serverTLSSecret?: string; serverCASecret?: string };
     managed?: { roles?: StandInManagedRole[] };
+    /** A replica cluster: while enabled, its primary is a standby of `source`. */
+    replica?: { enabled?: boolean; source?: string };
   };
 }
 

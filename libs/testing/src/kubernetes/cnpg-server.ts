@@ -1,18 +1,20 @@
 import type { LocalCluster, OsUser, PgTools, SocketAddress } from '@pgcloud/postgres';
 import {
   assertReachable,
+  chownFile,
   isCluster,
   startCluster,
   stopCluster,
   withSuperuser,
 } from '@pgcloud/postgres';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { freePort } from '../free-port.js';
-import type { AfterBootstrap } from './cnpg-bootstrap.js';
+import type { AfterBootstrap, HostResolver } from './cnpg-bootstrap.js';
 import { bootstrapData } from './cnpg-bootstrap.js';
 import type { SecretLookup, StandInCluster } from './cnpg-cluster-fields.js';
+import type { ApplicationDatabase } from './cnpg-roles.js';
 import { applyManagedRoles, ensureApplicationDatabase } from './cnpg-roles.js';
 import type { StandInPaths } from './cnpg-server-files.js';
 import {
@@ -31,6 +33,8 @@ export interface StandInServerOptions {
   binDir: string;
   /** The account the servers run as (resolveOsUser('postgres') when we are root). */
   osUser: OsUser;
+  /** Resolves Service names for a pg_basebackup bootstrap's source (ServiceProxies.resolve). */
+  resolveHost?: HostResolver;
 }
 
 /** Where a stand-in server is in its life. */
@@ -49,11 +53,17 @@ const LOSS_TIMEOUT_MS = 10_000;
  * Secret and the certificates (the stand-in refuses such Clusters instead); storage size,
  * storage class, resources and the image are not enforced; its pods listen on 5432 on
  * every address (the stand-in on 127.0.0.1 at a port of its own, reached through
- * ServiceProxies).
+ * ServiceProxies). A replica cluster (`spec.replica.enabled`) is a standby that replays
+ * only the WAL it has, with no primary_conninfo (CNPG would stream from `source`): reads
+ * go on, writes are refused; turning it off promotes it, turning it on demotes a running
+ * primary (CNPG stops it, rewinds if needed and follows the source).
  */
 export class StandInServer {
   private current: StandInServerState = 'stopped';
   private queue: Promise<unknown> = Promise.resolve();
+  private isStandby = false;
+  /** A clone's application database, made once it is a primary. */
+  private pendingApp?: ApplicationDatabase;
 
   private constructor(
     private cluster: StandInCluster,
@@ -86,7 +96,7 @@ export class StandInServer {
     const port = (await configuredPort(paths)) ?? (await freePort());
     let after: AfterBootstrap | undefined;
     if (!(await isCluster(paths.pgdata)))
-      after = await bootstrapData(cluster, secrets, paths, tools);
+      after = await bootstrapData(cluster, secrets, paths, tools, options.resolveHost);
     const server = new StandInServer(cluster, secrets, paths, port, tools);
     try {
       await server.exclusive(() => server.startUp(after));
@@ -110,6 +120,11 @@ export class StandInServer {
     return { socketDir: this.paths.socketDir, port: this.port };
   }
 
+  /** Whether it runs as a standby (a replica cluster's designated primary). */
+  get standby(): boolean {
+    return this.isStandby;
+  }
+
   /** The data directory (the stand-in for the instance's PVC). */
   get pgdata(): string {
     return this.paths.pgdata;
@@ -118,8 +133,9 @@ export class StandInServer {
   /**
    * Applies a changed Cluster: rewrites the certificate, settings and pg_hba.conf, and on
    * a running server reloads them, restarting when a changed parameter needs it
-   * (`pending_restart`), then applies the managed roles. Resolves whether it restarted.
-   * A stopped, hibernated or lost server takes the files now and the roles when it wakes.
+   * (`pending_restart`), demotes or promotes it as `spec.replica.enabled` says, then (as
+   * a primary) applies the managed roles. Resolves whether it restarted. A stopped,
+   * hibernated or lost server takes the files now, its role and roles when it wakes.
    * As on CNPG, `bootstrap` and `externalClusters` mean nothing after the first start.
    */
   update(cluster: StandInCluster, secrets: SecretLookup): Promise<{ restarted: boolean }> {
@@ -134,7 +150,8 @@ export class StandInServer {
         await stopCluster({ pgdata: this.paths.pgdata, address: this.address }, this.tools);
         await startCluster(this.localCluster(), this.tools);
       }
-      await applyManagedRoles(this.address, cluster, secrets);
+      await this.settleRole();
+      await this.applyRoles();
       return { restarted: pendingRestart.length > 0 };
     });
   }
@@ -193,9 +210,38 @@ export class StandInServer {
     await writeServerFiles(this.cluster, this.secrets, this.paths, this.port, this.tools.osUser);
     await startCluster(this.localCluster(), this.tools);
     this.current = 'running';
-    // The stand-in never runs a standby: a clone (or one stopped before its promotion) is promoted.
-    if (after?.promote || (await this.inRecovery())) await this.promote();
-    if (after?.app) await ensureApplicationDatabase(this.address, after.app);
+    if (after?.app) this.pendingApp = after.app;
+    await this.settleRole();
+    await this.applyRoles();
+  }
+
+  /**
+   * Makes the running server what `spec.replica.enabled` asks: a standby (a primary is
+   * stopped, gets standby.signal and starts again) or a primary (a standby, a fresh clone
+   * too, is promoted onto a new timeline).
+   */
+  private async settleRole(): Promise<void> {
+    const replica = this.cluster.spec.replica;
+    const wanted = replica?.enabled === true;
+    if (wanted && !this.cluster.spec.externalClusters?.some((e) => e.name === replica?.source))
+      throw new Error(`spec.replica.source names no externalClusters entry: '${replica?.source}'`);
+    this.isStandby = await this.inRecovery();
+    if (this.isStandby && !wanted) await this.promote();
+    if (!this.isStandby && wanted) {
+      await stopCluster({ pgdata: this.paths.pgdata, address: this.address }, this.tools);
+      const signal = join(this.paths.pgdata, 'standby.signal');
+      await writeFile(signal, '');
+      await chownFile(signal, this.tools.osUser, 0o600);
+      await startCluster(this.localCluster(), this.tools);
+    }
+    this.isStandby = wanted;
+  }
+
+  /** As a primary: the clone's application database, then the managed roles. */
+  private async applyRoles(): Promise<void> {
+    if (this.isStandby) return;
+    if (this.pendingApp) await ensureApplicationDatabase(this.address, this.pendingApp);
+    this.pendingApp = undefined;
     await applyManagedRoles(this.address, this.cluster, this.secrets);
   }
 

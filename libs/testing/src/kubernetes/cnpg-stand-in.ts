@@ -1,9 +1,12 @@
 import type { OsUser } from '@pgcloud/postgres';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { PollLoop } from './poll-loop.js';
 import type { SecretLookup, StandInCluster, StandInSecret } from './cnpg-cluster-fields.js';
 import { StandInServer } from './cnpg-server.js';
-import type { StandInService } from './service-proxies.js';
+import type { JobPodEndpoint } from './job-runner.js';
+import type { ServiceEndpointCandidate, StandInService } from './service-proxies.js';
 import { ServiceProxies } from './service-proxies.js';
+import type { ApiObject } from './stand-in-api.js';
+import { StandInApi } from './stand-in-api.js';
 
 /** How the operator stand-in reaches the Kubernetes API and where its servers live. */
 export interface CnpgStandInOptions {
@@ -17,21 +20,8 @@ export interface CnpgStandInOptions {
   pollMs?: number;
   /** How long a lost instance stays down before it is started again (default 1 s). */
   restartLostAfterMs?: number;
-}
-
-interface ApiObject {
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    generation?: number;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    deletionTimestamp?: string;
-    finalizers?: string[];
-  };
-  spec?: Record<string, unknown>;
-  status?: Record<string, unknown>;
+  /** Pods others run (the Job runner's), which Services reach as they reach the instances. */
+  otherPods?: () => readonly JobPodEndpoint[];
 }
 
 interface Instance {
@@ -60,21 +50,24 @@ const INSTANCE_FINALIZER = 'stand-in.pgcloud.dev/instance';
  * annotation, starts a lost instance again after a moment (as Kubernetes recreates a pod),
  * and removes a deleted Cluster's server and data before the Cluster goes (a finalizer). It also stands in for kube-proxy and a
  * load balancer (ServiceProxies): every Service reaches the pods its selector matches, and
- * a LoadBalancer Service gets 127.0.0.1 as its address. It polls rather than watches:
+ * a LoadBalancer Service gets 127.0.0.1 as its address; the pods of `otherPods` (the Job
+ * runner's) are endpoints too. `spec.replica.enabled` keeps or makes the instance a
+ * standby (StandInServer); a healthy replica cluster shows the same status as a primary. It polls rather than watches:
  * simpler, and the driver under test cannot tell.
  */
 export class CnpgStandIn {
   private readonly instances = new Map<string, Instance>();
   private readonly proxies = new ServiceProxies();
-  private running = true;
-  private loop?: Promise<void>;
-  private lastError?: string;
+  private loop?: PollLoop;
+  private readonly api: StandInApi;
 
-  private constructor(private readonly options: CnpgStandInOptions) {}
+  private constructor(private readonly options: CnpgStandInOptions) {
+    this.api = new StandInApi(options.apiUrl, options.token);
+  }
 
   static start(options: CnpgStandInOptions): CnpgStandIn {
     const standIn = new CnpgStandIn(options);
-    standIn.loop = standIn.run();
+    standIn.loop = new PollLoop('CNPG stand-in', () => standIn.reconcile(), options.pollMs);
     return standIn;
   }
 
@@ -85,31 +78,23 @@ export class CnpgStandIn {
     await instance.server.lose();
   }
 
+  /**
+   * The address a Service's cluster DNS name (`<svc>.<ns>.svc`) reaches here: the
+   * Service's listener (ServiceProxies.resolve); undefined for any other name.
+   */
+  resolveHost(host: string): string | undefined {
+    return this.proxies.resolve(host);
+  }
+
   /** Stops looking, every proxy and every server (their data stays under dataRoot). */
   async stop(): Promise<void> {
-    this.running = false;
-    await this.loop;
+    await this.loop?.stop();
     await this.proxies.stopAll();
     for (const instance of this.instances.values()) await instance.server?.stop();
   }
 
-  private async run(): Promise<void> {
-    while (this.running) {
-      try {
-        await this.reconcile();
-        this.lastError = undefined;
-      } catch (err) {
-        // The API going away at the end of a test, say: said once, then tried again.
-        const message = err instanceof Error ? err.message : String(err);
-        if (message !== this.lastError) console.error(`CNPG stand-in: ${message}`);
-        this.lastError = message;
-      }
-      await sleep(this.options.pollMs ?? 100);
-    }
-  }
-
   private async reconcile(): Promise<void> {
-    const clusters = await this.list(`${CLUSTERS}/clusters`);
+    const clusters = await this.api.list(`${CLUSTERS}/clusters`);
     const seen = new Set<string>();
     for (const cluster of clusters) {
       const key = `${cluster.metadata.namespace}/${cluster.metadata.name}`;
@@ -131,11 +116,13 @@ export class CnpgStandIn {
       await this.instances.get(key)?.server?.destroy();
       this.instances.delete(key);
       const rest = finalizers.filter((name) => name !== INSTANCE_FINALIZER);
-      await this.request('PATCH', this.clusterPath(cluster), { metadata: { finalizers: rest } });
+      await this.api.request('PATCH', this.clusterPath(cluster), {
+        metadata: { finalizers: rest },
+      });
       return;
     }
     if (!finalizers.includes(INSTANCE_FINALIZER))
-      await this.request('PATCH', this.clusterPath(cluster), {
+      await this.api.request('PATCH', this.clusterPath(cluster), {
         metadata: { finalizers: [...finalizers, INSTANCE_FINALIZER] },
       });
     const instance = this.instances.get(key) ?? {};
@@ -145,7 +132,10 @@ export class CnpgStandIn {
     try {
       if (!instance.server) {
         const secrets = await this.secrets(namespace);
-        instance.server = await StandInServer.start(asCluster, secrets, this.options);
+        instance.server = await StandInServer.start(asCluster, secrets, {
+          ...this.options,
+          resolveHost: (host) => this.resolveHost(host),
+        });
         instance.generation = cluster.metadata.generation;
         instance.error = undefined;
       } else if (instance.generation !== cluster.metadata.generation) {
@@ -209,7 +199,7 @@ export class CnpgStandIn {
       conditions: [{ ...status.conditions[0], lastTransitionTime: '' }],
     });
     if (instance.status === said) return;
-    await this.request('PATCH', `${this.clusterPath(cluster)}/status`, { status });
+    await this.api.request('PATCH', `${this.clusterPath(cluster)}/status`, { status });
     instance.status = said;
   }
 
@@ -219,9 +209,9 @@ export class CnpgStandIn {
     const name = `${cluster.metadata.name}-1`;
     const path = `/api/v1/namespaces/${namespace}/pods`;
     const phase = instance.server?.state === 'running' ? 'Running' : 'Pending';
-    const existing = await this.request('GET', `${path}/${name}`, undefined, [404]);
+    const existing = await this.api.request('GET', `${path}/${name}`, undefined, [404]);
     if (!existing && instance.server) {
-      await this.request('POST', path, {
+      await this.api.request('POST', path, {
         apiVersion: 'v1',
         kind: 'Pod',
         metadata: {
@@ -247,16 +237,18 @@ export class CnpgStandIn {
     }
     const current = (existing as ApiObject | undefined)?.status?.phase;
     if ((existing || instance.server) && current !== phase)
-      await this.request('PATCH', `${path}/${name}/status`, {
+      await this.api.request('PATCH', `${path}/${name}/status`, {
         status: { phase, podIP: '127.0.0.1' },
       });
   }
 
   /** Every Service reaches its selected pod's server; LoadBalancers get their address. */
   private async reconcileServices(): Promise<void> {
-    const services = (await this.list('/api/v1/services')) as unknown as (StandInService &
+    const services = (await this.api.list('/api/v1/services')) as unknown as (StandInService &
       ApiObject)[];
-    const pods = [...this.instances.entries()].flatMap(([key, instance]) => {
+    const pods: (ServiceEndpointCandidate & { namespace?: string })[] = [
+      ...this.instances.entries(),
+    ].flatMap(([key, instance]) => {
       const [namespace, name] = key.split('/');
       if (!instance.server || !name) return [];
       return [
@@ -268,6 +260,7 @@ export class CnpgStandIn {
         },
       ];
     });
+    pods.push(...(this.options.otherPods?.() ?? []));
     for (const service of services) {
       const namespace = service.metadata.namespace ?? 'default';
       await this.proxies.apply(
@@ -278,7 +271,7 @@ export class CnpgStandIn {
       const ingress = (service.status?.loadBalancer as { ingress?: unknown[] } | undefined)
         ?.ingress;
       if (wanted.loadBalancer.ingress && !ingress?.length)
-        await this.request(
+        await this.api.request(
           'PATCH',
           `/api/v1/namespaces/${namespace}/services/${service.metadata.name}/status`,
           { status: wanted },
@@ -288,39 +281,13 @@ export class CnpgStandIn {
   }
 
   private async secrets(namespace: string): Promise<SecretLookup> {
-    const items = await this.list(`/api/v1/namespaces/${namespace}/secrets`);
+    const items = await this.api.list(`/api/v1/namespaces/${namespace}/secrets`);
     const byName = new Map(items.map((item) => [item.metadata.name, item as StandInSecret]));
     return (name) => byName.get(name);
   }
 
   private clusterPath(cluster: ApiObject): string {
     return `${CLUSTERS}/namespaces/${cluster.metadata.namespace}/clusters/${cluster.metadata.name}`;
-  }
-
-  private async list(path: string): Promise<ApiObject[]> {
-    const found = (await this.request('GET', path)) as { items: ApiObject[] };
-    return found.items;
-  }
-
-  /** One API call; `missing` lists the statuses answered as undefined. */
-  private async request(
-    method: string,
-    path: string,
-    body?: unknown,
-    missing: number[] = [],
-  ): Promise<unknown> {
-    const response = await fetch(`${this.options.apiUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${this.options.token}`,
-        'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json',
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    if (missing.includes(response.status)) return undefined;
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return JSON.parse(text) as unknown;
   }
 }
 

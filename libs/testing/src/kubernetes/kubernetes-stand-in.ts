@@ -1,7 +1,10 @@
 import { resolveOsUser } from '@pgcloud/postgres';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { BASE_ENV } from '@pgcloud/postgres';
 import { rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { CnpgStandIn } from './cnpg-stand-in.js';
+import { JobRunner } from './job-runner.js';
 import { KubernetesTestApi } from './kubernetes-test-api.js';
 
 /** Where the stand-in's servers keep their data, and PostgreSQL's binaries. */
@@ -12,6 +15,11 @@ export interface KubernetesStandInOptions {
   osUser?: string;
   /** Namespaces to make at start. */
   namespaces?: string[];
+  /**
+   * The directory standing in for the image's working directory, where Jobs' commands run
+   * (default: the current directory). The repository root stands in for pgcloud's image.
+   */
+  imageRoot?: string;
 }
 
 /**
@@ -19,13 +27,17 @@ export interface KubernetesStandInOptions {
  * checks every object written against its schema (@pgcloud/kubernetes/validate: the
  * vendored CNPG schema for Clusters), and the CNPG operator stand-in (CnpgStandIn) that
  * runs real local PostgreSQL servers for its Clusters, with kube-proxy's and a load
- * balancer's stand-ins. There is no Kubernetes on the test machines; this is what the
- * kubernetes driver is run against.
+ * balancer's stand-ins, and the Job controller's and kubelet's stand-in (JobRunner), which
+ * runs Jobs' containers as local processes in `imageRoot`, as our own user (root when we
+ * are root: pgcloud's programs then drop to PG_OS_USER for PostgreSQL themselves), with
+ * the image's environment: PATH (node's directory first), PG_BIN_DIR and PG_OS_USER. There
+ * is no Kubernetes on the test machines; this is what the kubernetes driver is run against.
  */
 export class KubernetesStandIn {
   private constructor(
     readonly api: KubernetesTestApi,
     readonly operator: CnpgStandIn,
+    readonly jobs: JobRunner,
     private readonly dataRoot: string,
   ) {}
 
@@ -33,14 +45,29 @@ export class KubernetesStandIn {
     // Loaded here: ajv and the schemas would slow every importer of @pgcloud/testing.
     const { validateObject } = await import('@pgcloud/kubernetes/validate');
     const api = await KubernetesTestApi.start({ validate: validateObject });
+    const osUser = await resolveOsUser(options.osUser ?? 'postgres');
+    const jobs = JobRunner.start({
+      apiUrl: api.url,
+      token: api.token,
+      // `_` keeps it apart from the servers' `<dataRoot>/<namespace>` directories.
+      podRoot: join(options.dataRoot, '_pods'),
+      imageRoot: options.imageRoot ?? process.cwd(),
+      imageEnv: {
+        ...BASE_ENV,
+        PATH: `${dirname(process.execPath)}:${BASE_ENV.PATH}`,
+        PG_BIN_DIR: options.binDir,
+        PG_OS_USER: osUser.name,
+      },
+    });
     const operator = CnpgStandIn.start({
       apiUrl: api.url,
       token: api.token,
       dataRoot: options.dataRoot,
       binDir: options.binDir,
-      osUser: await resolveOsUser(options.osUser ?? 'postgres'),
+      osUser,
+      otherPods: () => jobs.endpoints(),
     });
-    const standIn = new KubernetesStandIn(api, operator, options.dataRoot);
+    const standIn = new KubernetesStandIn(api, operator, jobs, options.dataRoot);
     try {
       for (const namespace of options.namespaces ?? []) await standIn.createNamespace(namespace);
     } catch (err) {
@@ -65,8 +92,12 @@ export class KubernetesStandIn {
       throw new Error(`namespace ${name}: ${response.status} ${await response.text()}`);
   }
 
-  /** Stops the operator, its servers and proxies, and the API; removes the servers' data. */
+  /**
+   * Stops the Job runner and its processes, the operator, its servers and proxies, and the
+   * API; removes the servers' and pods' files.
+   */
   async stop(): Promise<void> {
+    await this.jobs.stop();
     await this.operator.stop();
     await this.api.stop();
     await rm(this.dataRoot, { recursive: true, force: true });

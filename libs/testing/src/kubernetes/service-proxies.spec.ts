@@ -18,10 +18,10 @@ async function namedBackend(name: string): Promise<{ server: Server; port: numbe
   return { server, port: address.port };
 }
 
-/** Connects to `port` and resolves the first line it reads, or the error code. */
-function firstLine(port: number): Promise<string> {
+/** Connects to `port` (of `host`) and resolves the first line it reads, or the error code. */
+function firstLine(port: number, host = '127.0.0.1'): Promise<string> {
   return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
+    const socket = createConnection({ host, port });
     socket.once('data', (chunk: Buffer) => {
       resolve(chunk.toString().trim());
       socket.destroy();
@@ -35,7 +35,7 @@ describe('ServiceProxies: the kube-proxy and load balancer stand-in', () => {
   const proxies = new ServiceProxies();
   const backends: { server: Server; port: number }[] = [];
   let servicePort: number;
-  const service = (cluster: string, port = servicePort, type = 'ClusterIP'): StandInService => ({
+  const service = (cluster: string, port = servicePort, type = 'LoadBalancer'): StandInService => ({
     metadata: { name: 'srv-abc', namespace: 'ns' },
     spec: {
       type,
@@ -111,9 +111,44 @@ describe('ServiceProxies: the kube-proxy and load balancer stand-in', () => {
   });
 
   it('answers a load balancer status for LoadBalancer Services only', () => {
-    assert.deepEqual(proxies.loadBalancerStatus(service('g1', servicePort, 'LoadBalancer')), {
+    assert.deepEqual(proxies.loadBalancerStatus(service('g1')), {
       loadBalancer: { ingress: [{ ip: '127.0.0.1' }] },
     });
-    assert.deepEqual(proxies.loadBalancerStatus(service('g1')), { loadBalancer: {} });
+    assert.deepEqual(proxies.loadBalancerStatus(service('g1', servicePort, 'ClusterIP')), {
+      loadBalancer: {},
+    });
+  });
+
+  it('gives each ClusterIP Service an address of its own, which its DNS name resolves to', async () => {
+    const clusterIp = (name: string, targetPort: number | string): StandInService => ({
+      metadata: { name, namespace: 'ns' },
+      spec: { type: 'ClusterIP', selector: { app: name }, ports: [{ port: 7000, targetPort }] },
+    });
+    // A Job pod declares its ports: the targetPort (number or name) picks the local one.
+    const jobPod = (app: string, ready: boolean) => ({
+      labels: { app },
+      phase: 'Running',
+      ready,
+      port: 0,
+      ports: [{ name: 'greeting', containerPort: 5432, localPort: two() }],
+    });
+    const first = clusterIp('first', 5432);
+    const second = clusterIp('second', 'greeting');
+    await proxies.apply(first, [jobPod('first', true)]);
+    await proxies.apply(second, [jobPod('second', false)]);
+    const [a, b] = [proxies.addressOf(first), proxies.addressOf(second)];
+    assert.match(a?.host ?? '', /^127\.0\.0\.([2-9]|\d\d+)$/);
+    assert.notEqual(a?.host, b?.host);
+    assert.equal(proxies.resolve('first.ns.svc'), a?.host);
+    assert.equal(proxies.resolve('second.ns.svc.cluster.local'), b?.host);
+    assert.equal(proxies.resolve('third.ns.svc'), undefined);
+    assert.equal(await firstLine(7000, a?.host), 'two');
+    // Not ready: not an endpoint yet.
+    assert.equal(proxies.targetOf(second), undefined);
+    await proxies.apply(second, [jobPod('second', true)]);
+    assert.equal(await firstLine(7000, b?.host), 'two');
+    await proxies.retain([second]);
+    assert.equal(proxies.resolve('first.ns.svc'), undefined);
+    assert.equal(await firstLine(7000, a?.host), 'ECONNREFUSED');
   });
 });
