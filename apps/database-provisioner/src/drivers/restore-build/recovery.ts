@@ -1,0 +1,113 @@
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { SocketAddress } from '@pgcloud/postgres';
+import { parseLsn, segmentOf, withSuperuser } from '@pgcloud/postgres';
+import type { RestoreRecovery } from '../database-driver.js';
+
+const PROMOTE_TIMEOUT_MS = 60 * 60_000;
+const TARGET_NOT_REACHED = 'recovery ended before configured recovery target was reached';
+const SQL_TIMEOUT_MS = 10_000;
+/** SQLSTATE cannot_connect_now: the server is up but still recovering, not a hot standby. */
+const CANNOT_CONNECT_NOW = '57P03';
+
+/** How recover() drives the checking server. */
+export interface RecoveryControl {
+  /** Starts the server (pg_ctl -w) with these extra `-c` options. */
+  start: (options: string[]) => Promise<unknown>;
+  /** Stops it (pg_ctl -m mode). */
+  stop: (mode: string) => Promise<unknown>;
+  /** The server's socket, for the promotion check. */
+  address: SocketAddress;
+  /** Where restore_command copies the fetched WAL from. */
+  walSpoolDir: string;
+  /** The server's log: whether recovery ended before its target is read there. */
+  logFile: string;
+}
+
+/**
+ * Recovers and promotes: to the end of the backup; or through the fetched WAL to the
+ * target time, inclusive. PostgreSQL reaches a time target only on a commit after it: when
+ * the archive holds none (a target after the last commit of an idle database), it stops
+ * with FATAL at the end of the WAL. Every commit in that WAL is then at or before the
+ * target, so recovery starts again without one and replays it all.
+ */
+export async function recover(
+  control: RecoveryControl,
+  recovery: RestoreRecovery | undefined,
+): Promise<void> {
+  const { start, stop, address } = control;
+  if (!recovery) {
+    await start([
+      '-c restore_command=/bin/false',
+      '-c recovery_target=immediate',
+      '-c recovery_target_action=promote',
+    ]);
+    return waitForPromotion(address);
+  }
+  const replay = `-c "restore_command=cp ${control.walSpoolDir}/%f %p"`;
+  try {
+    await start([
+      replay,
+      `-c "recovery_target_time=${postgresTime(recovery.targetTime)}"`,
+      '-c recovery_target_inclusive=on',
+      '-c recovery_target_action=promote',
+    ]);
+    await waitForPromotion(address);
+  } catch (err) {
+    const log = await readFile(control.logFile, 'utf8').catch(() => '');
+    if (!log.includes(TARGET_NOT_REACHED)) throw err;
+    await stop('immediate').catch(() => undefined);
+    await start([replay]);
+    await waitForPromotion(address);
+  }
+}
+
+/** A UTC ISO 8601 time as PostgreSQL reads it: a numeric offset, not `Z`. */
+export function postgresTime(iso: string): string {
+  return iso.replace('T', ' ').replace(/Z$/, '+00:00');
+}
+
+/** Where replay of the extracted backup begins (its backup_label). */
+export async function backupStartLsn(dataDir: string): Promise<bigint> {
+  const label = await readFile(join(dataDir, 'backup_label'), 'utf8');
+  const match = /^START WAL LOCATION: ([0-9A-F]+\/[0-9A-F]+)/m.exec(label);
+  if (!match?.[1]) throw new Error('the backup has no start WAL location in its backup_label');
+  return parseLsn(match[1]);
+}
+
+/**
+ * The segments replay went through: from the backup's start to where recovery stopped,
+ * which the new timeline's history file records as its switch point.
+ */
+export async function segmentsReplayed(dataDir: string, start: bigint): Promise<number> {
+  const walDir = join(dataDir, 'pg_wal');
+  const histories = (await readdir(walDir)).filter((f) => /^[0-9A-F]{8}\.history$/.test(f)).sort();
+  const newest = histories.at(-1);
+  if (!newest) throw new Error('the restored server has no new timeline');
+  const lines = (await readFile(join(walDir, newest), 'utf8')).trim().split('\n');
+  const switchPoint = lines.at(-1)?.split(/\s+/)[1];
+  if (!switchPoint) throw new Error(`the timeline history ${newest} has no switch point`);
+  return Number(segmentOf(parseLsn(switchPoint)) - segmentOf(start)) + 1;
+}
+
+/**
+ * pg_ctl -w returns once the server reads (a hot standby) or once it runs in recovery at
+ * all (no hot standby: it takes no session until recovery ends); promotion (a new
+ * timeline) comes after. A server that stopped fails the session, and so this wait.
+ */
+async function waitForPromotion(address: SocketAddress): Promise<void> {
+  const deadline = Date.now() + PROMOTE_TIMEOUT_MS;
+  for (;;) {
+    const inRecovery = await withSuperuser(address, SQL_TIMEOUT_MS, async (client) => {
+      const { rows } = await client.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r');
+      return rows[0]?.r ?? true;
+    }).catch((err: { code?: string }) => {
+      if (err.code === CANNOT_CONNECT_NOW) return true;
+      throw err;
+    });
+    if (!inRecovery) return;
+    if (Date.now() > deadline) throw new Error('the restored server did not finish recovery');
+    await delay(100);
+  }
+}

@@ -1,0 +1,22 @@
+/*
+ * The restore Job's program (one image with the provisioner): `build` makes and checks the
+ * restored data (init container), `serve` serves it for the new Cluster to clone
+ * (container). See restore-job/build-command.ts and serve-command.ts.
+ */
+import { runBuild } from './build-command.js';
+import { runServe } from './serve-command.js';
+
+const command = process.argv[2];
+try {
+  if (command === 'build') process.exitCode = await runBuild(process.env);
+  else if (command === 'serve') process.exitCode = await runServe(process.env);
+  else {
+    process.stderr.write('usage: main.js build|serve\n');
+    process.exitCode = 2;
+  }
+} catch (err) {
+  process.stderr.write(
+    `restore job ${command}: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
+  process.exitCode = 1;
+}

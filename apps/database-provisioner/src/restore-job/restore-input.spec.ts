@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { restoreInput } from './restore-input.js';
+
+const VALID = {
+  restoreId: 'rstr_1',
+  archive: { url: 'https://s3/base?sig=secret-sig', sha256: 'ab'.repeat(32) },
+  archivedDatabaseName: 'app_a',
+  databaseName: 'app_b',
+  password: 'secret-pw',
+  replicationPassword: 'secret-repl',
+};
+
+describe('restore.json', () => {
+  it('reads a restore to the end of the backup, and one to a time', () => {
+    assert.deepEqual(restoreInput(VALID), VALID);
+    const recovery = {
+      segments: [
+        { name: '000000010000000000000003', url: 'https://s3/w', partial: true, sizeBytes: 8 },
+      ],
+      targetTime: '2026-11-24T07:00:00.000000Z',
+    };
+    assert.deepEqual(restoreInput({ ...VALID, recovery }), { ...VALID, recovery });
+  });
+
+  it('names the field that is wrong and never quotes a value', () => {
+    const cases: [unknown, RegExp][] = [
+      [{ ...VALID, password: '' }, /^password is missing$/],
+      [{ ...VALID, archive: { ...VALID.archive, sha256: 'secret-sig' } }, /archive.sha256/],
+      [{ ...VALID, archive: 'secret-sig' }, /^archive is not an object$/],
+      [{ ...VALID, recovery: { segments: [], targetTime: 'secret-pw' } }, /recovery.targetTime/],
+      [
+        {
+          ...VALID,
+          recovery: {
+            segments: [{ name: 'x', url: 'secret-sig' }],
+            targetTime: '2026-01-01T00:00:00Z',
+          },
+        },
+        /recovery.segments\[0\].sizeBytes/,
+      ],
+    ];
+    for (const [value, message] of cases) {
+      assert.throws(
+        () => restoreInput(value),
+        (err: Error) => message.test(err.message) && !/secret/.test(err.message),
+      );
+    }
+  });
+});

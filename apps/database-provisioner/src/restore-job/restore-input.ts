@@ -1,0 +1,79 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RestoreSpec } from '../drivers/database-driver.js';
+
+/** restore.json: a driver's RestoreSpec less the server, the signal and the progress. */
+export type RestoreInput = Omit<RestoreSpec, 'serverId' | 'signal' | 'progress'>;
+
+/** The Secret's keys the program reads (tls.crt and tls.key are copied, see job-tls.ts). */
+export const INPUT_FILES = {
+  spec: 'restore.json',
+  cert: 'tls.crt',
+  key: 'tls.key',
+  ca: 'ca.crt',
+} as const;
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/**
+ * Reads and checks restore.json. Its content is secret (pre-signed links, passwords):
+ * no error quotes it, they name the field that is wrong.
+ */
+export async function readRestoreInput(inputDir: string): Promise<RestoreInput> {
+  const text = await readFile(join(inputDir, INPUT_FILES.spec), 'utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error(`${INPUT_FILES.spec} is not JSON`);
+  }
+  return restoreInput(parsed);
+}
+
+/** Checks the shape of a parsed restore.json and answers it typed. */
+export function restoreInput(value: unknown): RestoreInput {
+  const spec = record(value, INPUT_FILES.spec);
+  const archive = record(spec['archive'], 'archive');
+  const sha256 = text(archive['sha256'], 'archive.sha256');
+  if (!SHA256.test(sha256)) throw new Error('archive.sha256 is not a hex SHA-256');
+  const input: RestoreInput = {
+    restoreId: text(spec['restoreId'], 'restoreId'),
+    archive: { url: text(archive['url'], 'archive.url'), sha256 },
+    archivedDatabaseName: text(spec['archivedDatabaseName'], 'archivedDatabaseName'),
+    databaseName: text(spec['databaseName'], 'databaseName'),
+    password: text(spec['password'], 'password'),
+    replicationPassword: text(spec['replicationPassword'], 'replicationPassword'),
+  };
+  if (spec['recovery'] === undefined || spec['recovery'] === null) return input;
+  const recovery = record(spec['recovery'], 'recovery');
+  const targetTime = text(recovery['targetTime'], 'recovery.targetTime');
+  if (Number.isNaN(Date.parse(targetTime))) throw new Error('recovery.targetTime is not a time');
+  if (!Array.isArray(recovery['segments'])) throw new Error('recovery.segments is not a list');
+  const segments = (recovery['segments'] as unknown[]).map((item, i) => {
+    const where = `recovery.segments[${i}]`;
+    const segment = record(item, where);
+    const sizeBytes = segment['sizeBytes'];
+    if (typeof sizeBytes !== 'number' || !Number.isInteger(sizeBytes) || sizeBytes < 0)
+      throw new Error(`${where}.sizeBytes is not a byte count`);
+    if (typeof segment['partial'] !== 'boolean')
+      throw new Error(`${where}.partial is not true or false`);
+    return {
+      name: text(segment['name'], `${where}.name`),
+      url: text(segment['url'], `${where}.url`),
+      partial: segment['partial'],
+      sizeBytes,
+    };
+  });
+  return { ...input, recovery: { segments, targetTime } };
+}
+
+function record(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`${what} is not an object`);
+  return value as Record<string, unknown>;
+}
+
+function text(value: unknown, what: string): string {
+  if (typeof value !== 'string' || value.length === 0) throw new Error(`${what} is missing`);
+  return value;
+}
