@@ -4,8 +4,15 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { checkTlsLogin, startBaseBackup } from '@pgcloud/postgres';
 import pg from 'pg';
-import type { DatabaseDriver, ServerEndpoint, ServerSpec } from '../database-driver.js';
-import { REPLICATION_ROLE } from '../database-driver.js';
+import type {
+  DatabaseDriver,
+  RestoreArchive,
+  RestoreSpec,
+  ServerEndpoint,
+  ServerSpec,
+} from '../database-driver.js';
+import { CorruptArchiveError, REPLICATION_ROLE } from '../database-driver.js';
+import { RestoreSources, WalReceiver } from './restore-sources.js';
 import { sizeSettings } from '../server-size.js';
 
 /** One driver, on its platform, as the conformance suite drives it. */
@@ -170,6 +177,132 @@ export function driverConformance(name: string, start: () => Promise<Conformance
       assert.ok(bytes > 100_000, `${bytes} bytes of archive`);
     });
 
+    /** The replication role's login, as backup-service and pitr-worker use it. */
+    const replication = () => ({
+      ...endpoint,
+      user: REPLICATION_ROLE,
+      password: spec.replicationPassword,
+      caPem,
+    });
+
+    /** What restore.jobs does with a built restore: swapped in, checked, finished, opened. */
+    async function restoreInPlace(restore: Omit<RestoreSpec, 'serverId' | 'restoreId'>) {
+      const restoreId = `rst_${randomBytes(8).toString('hex')}`;
+      const { driver } = harness;
+      await driver.holdForRestore(spec.serverId);
+      const built = await driver.buildRestore({ ...restore, serverId: spec.serverId, restoreId });
+      assert.equal(await driver.restoreSwapped(spec.serverId, restoreId), false);
+      assert.deepEqual(await driver.swapInRestore(spec.serverId, restoreId), endpoint);
+      assert.equal(await driver.restoreSwapped(spec.serverId, restoreId), true);
+      const login = { ...endpoint, database: spec.databaseName, user: spec.databaseName };
+      assert.equal(await checkTlsLogin({ ...login, password: spec.password, caPem }), true);
+      await driver.finishRestore(spec.serverId);
+      await driver.setReadOnly(spec.serverId, false);
+      return built;
+    }
+
+    const restoreOf = (archive: RestoreArchive) => ({
+      archive,
+      archivedDatabaseName: spec.databaseName,
+      databaseName: spec.databaseName,
+      password: spec.password,
+      replicationPassword: spec.replicationPassword,
+    });
+
+    it('holds a server for a restore: reads go on, no write whatever the client sends', async () => {
+      await harness.driver.holdForRestore(spec.serverId);
+      await harness.driver.holdForRestore(spec.serverId); // held already
+      await assert.rejects(
+        asApp(async (client) => {
+          await client.query('BEGIN READ WRITE');
+          await client.query('INSERT INTO marks VALUES (9)');
+        }),
+        // A standby refuses BEGIN READ WRITE itself (0A000), a read-only default the write.
+        (err: { code?: string }) => err.code === '0A000' || err.code === '25006',
+      );
+      assert.deepEqual(await rows(), [{ n: 1 }, { n: 2 }]);
+      await harness.driver.abandonRestore(spec.serverId);
+      await harness.driver.setReadOnly(spec.serverId, false);
+      await asApp((client) => client.query('INSERT INTO marks VALUES (3)'));
+      assert.deepEqual(await rows(), [{ n: 1 }, { n: 2 }, { n: 3 }]);
+    });
+
+    it('restores to a point in time through archived WAL, inclusive of the target', async () => {
+      const sources = await RestoreSources.start();
+      const receiver = await WalReceiver.start(harness.pgBinDir, replication());
+      try {
+        const archive = await sources.baseBackup(harness.pgBinDir, replication());
+        await asApp((client) => client.query('INSERT INTO marks VALUES (4)'));
+        await delay(1100);
+        const targetTime = new Date().toISOString();
+        await delay(1100);
+        const lsn = await asApp(async (client) => {
+          await client.query('INSERT INTO marks VALUES (5)');
+          const { rows: found } = await client.query<{ lsn: string }>(
+            'SELECT pg_current_wal_lsn()::text AS lsn',
+          );
+          return found[0].lsn;
+        });
+        await receivedUpTo(lsn);
+        await receiver.stop();
+        const segments = await sources.segments(receiver);
+        const built = await restoreInPlace({
+          ...restoreOf(archive),
+          recovery: { segments, targetTime },
+        });
+        assert.ok(built.walFilesApplied >= 1, `${built.walFilesApplied} segments`);
+        assert.deepEqual(await rows(), [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
+        await asApp((client) => client.query('INSERT INTO marks VALUES (6)'));
+      } finally {
+        await receiver.remove();
+        await sources.stop();
+      }
+    });
+
+    it('restores a base backup in place, and refuses a corrupt one leaving the server as it was', async () => {
+      const sources = await RestoreSources.start();
+      try {
+        const archive = await sources.baseBackup(harness.pgBinDir, replication());
+        await asApp((client) => client.query('INSERT INTO marks VALUES (7)'));
+        await restoreInPlace(restoreOf(archive));
+        const restored = [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }, { n: 6 }];
+        assert.deepEqual(await rows(), restored);
+        await asApp((client) => client.query('INSERT INTO marks VALUES (8)'));
+
+        const corrupt = { ...archive, sha256: '0'.repeat(64) };
+        await assert.rejects(restoreInPlace(restoreOf(corrupt)), CorruptArchiveError);
+        await harness.driver.abandonRestore(spec.serverId);
+        await harness.driver.setReadOnly(spec.serverId, false);
+        await asApp((client) => client.query('INSERT INTO marks VALUES (9)'));
+        assert.deepEqual(await rows(), [...restored, { n: 8 }, { n: 9 }]);
+      } finally {
+        await sources.stop();
+      }
+    });
+
+    /** Until the server has sent WAL up to `lsn` to a receiver that flushed it. */
+    async function receivedUpTo(lsn: string): Promise<void> {
+      const client = new pg.Client({
+        ...replication(),
+        database: 'postgres',
+        ssl: { ca: caPem, rejectUnauthorized: true },
+      });
+      await client.connect();
+      try {
+        for (let tries = 0; ; tries++) {
+          const { rows: found } = await client.query<{ done: boolean }>(
+            'SELECT flush_lsn >= $1::pg_lsn AS done FROM pg_stat_replication',
+            [lsn],
+          );
+          if (found.some((row) => row.done)) return;
+          assert.ok(tries < 100, `the receiver never flushed ${lsn}`);
+          await delay(100);
+        }
+      } finally {
+        await client.end();
+      }
+    }
+
     it('brings a lost server back when reconciled, data intact', async () => {
       await harness.lose(spec.serverId);
       // What the reconciler does: a server that does not answer is started again.
@@ -191,7 +324,11 @@ export function driverConformance(name: string, start: () => Promise<Conformance
         await delay(200);
       }
       assert.equal(await harness.driver.state(spec.serverId), 'running');
-      assert.deepEqual(await rows(), [{ n: 1 }, { n: 2 }]);
+      // What the restores before left.
+      assert.deepEqual(
+        (await rows()).map((row) => row.n),
+        [1, 2, 3, 4, 6, 8, 9],
+      );
     });
 
     it('sets a quarantined server aside, off the list, and purges it later', async () => {

@@ -2,6 +2,7 @@ import type { DatabaseConfig } from '@pgcloud/contracts';
 import { CLUSTER_KIND, CNPG_API_VERSION, CNPG_HEALTHY_PHASE } from '@pgcloud/kubernetes';
 import { REPLICATION_ROLE } from '../database-driver.js';
 import { sizeSettings } from '../server-size.js';
+import { RESTORE_ID_ANNOTATION } from './restore-objects.js';
 import type { ServerNames } from './server-names.js';
 
 /**
@@ -124,6 +125,45 @@ export function buildCluster(input: ClusterInput): Record<string, unknown> {
   };
 }
 
+/**
+ * A restore's next generation: the live Cluster's spec (size, settings, certificates,
+ * roles) copied with pg_basebackup from the restore Job's server (an externalClusters
+ * entry) instead of initdb, read-only, and kept a standby of that server (on hold, as the
+ * local driver's restored data starts) until the swap is checked and it is promoted.
+ */
+export function buildRestoredCluster(
+  live: ClusterObject,
+  input: { names: ServerNames; clusterName: string; restoreId: string; source: { name: string } },
+): Record<string, unknown> {
+  const {
+    bootstrap: _bootstrap,
+    externalClusters: _external,
+    replica: _replica,
+    ...spec
+  } = live.spec ?? {};
+  const postgresql = spec.postgresql as { parameters?: Record<string, string> } | undefined;
+  return {
+    apiVersion: CNPG_API_VERSION,
+    kind: CLUSTER_KIND,
+    metadata: {
+      name: input.clusterName,
+      namespace: input.names.namespace,
+      labels: input.names.labels,
+      annotations: { [RESTORE_ID_ANNOTATION]: input.restoreId },
+    },
+    spec: {
+      ...spec,
+      postgresql: {
+        ...postgresql,
+        parameters: { ...postgresql?.parameters, default_transaction_read_only: 'on' },
+      },
+      bootstrap: { pg_basebackup: { source: input.source.name } },
+      externalClusters: [input.source],
+      replica: { enabled: true, source: input.source.name },
+    },
+  };
+}
+
 /** A Cluster as read back: what pgcloud wrote, and the status CNPG keeps. */
 export interface ClusterObject {
   apiVersion?: string;
@@ -134,7 +174,7 @@ export interface ClusterObject {
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
   };
-  spec?: Record<string, unknown>;
+  spec?: Record<string, unknown> & { replica?: { enabled?: boolean; source?: string } };
   status?: {
     phase?: string;
     readyInstances?: number;

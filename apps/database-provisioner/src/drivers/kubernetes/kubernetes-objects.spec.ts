@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { validateObject } from '@pgcloud/kubernetes/validate';
-import { buildCluster } from './cluster-object.js';
+import { buildCluster, buildRestoredCluster } from './cluster-object.js';
+import {
+  buildRestoreJob,
+  buildRestoreSecret,
+  buildRestoreService,
+  parseBuildOutcome,
+  restoredSource,
+} from './restore-objects.js';
 import { caSecret, roleSecrets, superuserSecret, tlsSecret } from './secret-objects.js';
 import { clusterName, serverNames } from './server-names.js';
 import { buildService } from './service-object.js';
@@ -58,5 +65,56 @@ describe('the objects the kubernetes driver builds', () => {
     const data = (app as { data: Record<string, string> }).data;
     const password = Buffer.from(data.password ?? '', 'base64').toString('utf8');
     assert.match(password, /^SCRAM-SHA-256\$4096:/);
+  });
+});
+
+describe('the objects of a restore on Kubernetes', () => {
+  const spec = {
+    serverId: names.serverId,
+    restoreId: 'rst_0123456789',
+    archive: { url: 'https://s3.example/backup?X-Amz-Signature=secret', sha256: 'ab'.repeat(32) },
+    archivedDatabaseName: 'shop',
+    databaseName: 'shop',
+    password: 'app-password',
+    replicationPassword: 'replication-password',
+  };
+
+  it('meet their schemas: the Job, its Service and Secret, and the restored Cluster', () => {
+    const restored = buildRestoredCluster(cluster, {
+      names,
+      clusterName: clusterName(names, 2),
+      restoreId: spec.restoreId,
+      source: restoredSource(names),
+    });
+    const objects = [
+      buildRestoreJob(names, 'pgcloud:1'),
+      buildRestoreService(names),
+      buildRestoreSecret(names, spec, { certPem: 'crt', keyPem: 'key', caPem: 'ca' }),
+      restored,
+    ];
+    for (const object of objects) assert.deepEqual(validateObject(object), []);
+    const restoredSpec = restored.spec as Record<string, unknown>;
+    assert.deepEqual(restoredSpec.replica, { enabled: true, source: 'restored' });
+    assert.deepEqual(restoredSpec.bootstrap, { pg_basebackup: { source: 'restored' } });
+    assert.deepEqual(restoredSpec.resources, (cluster.spec as Record<string, unknown>).resources);
+  });
+
+  it('keep the links and passwords out of the Job: they are in its Secret only', () => {
+    const job = JSON.stringify(buildRestoreJob(names, 'pgcloud:1'));
+    for (const secret of [spec.archive.url, spec.password, spec.replicationPassword])
+      assert.ok(!job.includes(secret));
+  });
+
+  it('read the build outcome from its termination message, errors included', () => {
+    const done = { walFilesApplied: 3, stepSeconds: { download: 1, recover: 2, check: 0.5 } };
+    assert.deepEqual(parseBuildOutcome(JSON.stringify(done)), done);
+    assert.deepEqual(parseBuildOutcome('{"error":"bad sum","corrupt":true}'), {
+      error: 'bad sum',
+      corrupt: true,
+    });
+    assert.deepEqual(parseBuildOutcome('tar: unexpected EOF\n'), {
+      error: 'tar: unexpected EOF',
+      corrupt: false,
+    });
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Service } from '@kubernetes/client-node';
 import { CNPG_CLUSTER_LABEL, kubeName } from '@pgcloud/kubernetes';
-import { freePort, KubernetesStandIn } from '@pgcloud/testing';
+import { freePort, KubernetesStandIn, WORKSPACE_ROOT } from '@pgcloud/testing';
 import { driverConformance } from '../conformance/driver-conformance.js';
 import { KubernetesDriver } from './kubernetes.driver.js';
 
@@ -20,6 +20,8 @@ driverConformance('kubernetes (on stand-ins for Kubernetes and CNPG)', async () 
     binDir: pgBinDir,
     osUser: process.env.PG_OS_USER ?? 'postgres',
     namespaces: ['pgcloud', NAMESPACE],
+    // The repository stands in for pgcloud's image, whose restore Job it runs.
+    imageRoot: WORKSPACE_ROOT,
   });
   const driver = new KubernetesDriver({
     kubeConfig: await standIn.kubeConfig(),
@@ -27,6 +29,7 @@ driverConformance('kubernetes (on stand-ins for Kubernetes and CNPG)', async () 
     caNamespace: 'pgcloud',
     serviceType: 'LoadBalancer',
     imageName: 'ghcr.io/cloudnative-pg/postgresql:15',
+    jobImage: 'pgcloud:stand-in',
     readyTimeoutMs: 60_000,
     pollMs: 100,
   });

@@ -43,6 +43,9 @@ import {
   serviceRef,
 } from './server-objects.js';
 import { waitUntil } from './wait-until.js';
+import { ClusterRestores } from './cluster-restore.js';
+
+const RESTORE_TIMEOUT_MS = 6 * 3600_000;
 import { grantAccess, SQL_TIMEOUT_MS, waitForCluster } from './cluster-readiness.js';
 
 /** What the kubernetes driver takes from the app's configuration. */
@@ -55,6 +58,10 @@ export interface KubernetesDriverSettings {
   serviceType: ServiceType;
   /** The PostgreSQL image CNPG runs. */
   imageName: string;
+  /** pgcloud's own image, which a restore's Job runs (apps/database-provisioner/src/restore-job). */
+  jobImage: string;
+  /** How long a restore's build may take: download, replay and the copy (default 6 h). */
+  restoreTimeoutMs?: number;
   storageClass?: string;
   /** How long a Cluster may take to become ready (its pods scheduled, its volume bound). */
   readyTimeoutMs: number;
@@ -72,6 +79,7 @@ export class KubernetesDriver extends DatabaseDriver {
   private readonly objects: KubeObjects;
   private readonly servers: ServerObjects;
   private readonly namespaces: string[];
+  private readonly restores: ClusterRestores;
   private preparing?: Promise<LoadedCa>;
 
   constructor(private readonly settings: KubernetesDriverSettings) {
@@ -81,6 +89,15 @@ export class KubernetesDriver extends DatabaseDriver {
     this.servers = new ServerObjects(this.objects, this.namespaces, {
       timeoutMs: settings.readyTimeoutMs,
       pollMs: settings.pollMs ?? 500,
+    });
+    this.restores = new ClusterRestores({
+      objects: this.objects,
+      servers: this.servers,
+      jobImage: settings.jobImage,
+      buildTimeoutMs: settings.restoreTimeoutMs ?? RESTORE_TIMEOUT_MS,
+      ca: () => this.ready(),
+      superuserLogin: (names, service) => this.superuserLogin(names, service),
+      ensureRunning: (serverId) => this.ensureRunning(serverId),
     });
   }
 
@@ -197,7 +214,10 @@ export class KubernetesDriver extends DatabaseDriver {
           : undefined,
       { ...this.servers.waiting(), what: `the Clusters of ${names.base} gone` },
     );
-    // The Service last: it is how the driver finds a server's other objects again.
+    // A restore's Job (its server) and Service; the Service last: it is how the driver
+    // finds a server's other objects again.
+    await this.servers.deleteLabelled(names, 'batch/v1', 'Job', 'Foreground');
+    await this.servers.deleteRestoreService(names);
     await this.servers.deleteLabelled(names, 'v1', 'Secret');
     await this.objects.delete(serviceRef(names));
     this.servers.forget(serverId);
@@ -297,31 +317,29 @@ export class KubernetesDriver extends DatabaseDriver {
     return (await this.ready()).ca.pem;
   }
 
-  // Restores on Kubernetes (a Job builds the data beside the live Cluster, a new Cluster is
-  // bootstrapped from it and the Service swapped) are not built yet; the driver cannot be
-  // selected until they are (config.ts).
-  holdForRestore(): Promise<void> {
-    return notYet();
+  /** A standby of nothing (CNPG demotes it): reads go on, no write can be made. */
+  holdForRestore(serverId: string): Promise<void> {
+    return this.restores.hold(serverId);
   }
 
-  buildRestore(_spec: RestoreSpec): Promise<RestoreOutcome> {
-    return notYet();
+  buildRestore(spec: RestoreSpec): Promise<RestoreOutcome> {
+    return this.restores.build(spec);
   }
 
-  swapInRestore(): Promise<ServerEndpoint> {
-    return notYet();
+  swapInRestore(serverId: string, restoreId: string): Promise<ServerEndpoint> {
+    return this.restores.swapIn(serverId, restoreId);
   }
 
-  restoreSwapped(): Promise<boolean> {
-    return Promise.resolve(false);
+  restoreSwapped(serverId: string, restoreId: string): Promise<boolean> {
+    return this.restores.isSwapped(serverId, restoreId);
   }
 
-  finishRestore(): Promise<void> {
-    return notYet();
+  finishRestore(serverId: string): Promise<void> {
+    return this.restores.finish(serverId);
   }
 
-  abandonRestore(): Promise<void> {
-    return notYet();
+  abandonRestore(serverId: string): Promise<void> {
+    return this.restores.abandon(serverId);
   }
 
   /** Removes the CA's private temp dir (the Secret keeps the CA). */
@@ -363,8 +381,4 @@ export class KubernetesDriver extends DatabaseDriver {
     const { ca } = await this.ready();
     return { endpoint, password: secretValue(secret, 'password'), caPem: ca.pem };
   }
-}
-
-function notYet(): Promise<never> {
-  return Promise.reject(new Error('restores are not built on the kubernetes driver yet'));
 }

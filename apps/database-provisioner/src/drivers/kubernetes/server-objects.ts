@@ -4,6 +4,7 @@ import type { ServerEndpoint } from '../database-driver.js';
 import type { KubeObjects, ObjectRef } from './kube-objects.js';
 import type { ServerNames } from './server-names.js';
 import { MANAGED_BY, QUARANTINED_AT_LABEL, serverNames } from './server-names.js';
+import { RESTORE_OF_LABEL, restoreName } from './restore-objects.js';
 import { waitUntil } from './wait-until.js';
 
 /** How long and how often the driver waits for the platform. */
@@ -51,12 +52,21 @@ export class ServerObjects {
     return this.objects.get<V1Service>({ apiVersion: 'v1', kind: 'Service', ...at(names) });
   }
 
-  /** The Services of every server, in every region's namespace. */
+  /** The Services of every server, in every region's namespace (not a restore's own). */
   async services(): Promise<V1Service[]> {
     const all: V1Service[] = [];
     for (const namespace of this.namespaces)
       all.push(...(await this.objects.list<V1Service>('v1', 'Service', namespace, MANAGED_BY)));
-    return all;
+    return all.filter((service) => !service.metadata?.labels?.[RESTORE_OF_LABEL]);
+  }
+
+  /** The Service a restore's Job serves its data through, if there is one. */
+  async deleteRestoreService(names: ServerNames): Promise<void> {
+    await this.objects.delete({
+      apiVersion: 'v1',
+      kind: 'Service',
+      ...at(names, restoreName(names)),
+    });
   }
 
   /**
@@ -91,9 +101,17 @@ export class ServerObjects {
     return this.objects.list<T>(apiVersion, kind, names.namespace, names.labels);
   }
 
-  async deleteLabelled(names: ServerNames, apiVersion: string, kind: string): Promise<void> {
+  async deleteLabelled(
+    names: ServerNames,
+    apiVersion: string,
+    kind: string,
+    propagation: 'Foreground' | 'Background' = 'Background',
+  ): Promise<void> {
     for (const object of await this.labelled(names, apiVersion, kind))
-      await this.objects.delete({ apiVersion, kind, ...at(names, object.metadata?.name) });
+      await this.objects.delete(
+        { apiVersion, kind, ...at(names, object.metadata?.name) },
+        propagation,
+      );
   }
 
   waiting(signal?: AbortSignal): Waiting & { signal?: AbortSignal } {

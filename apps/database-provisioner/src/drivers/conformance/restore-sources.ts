@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BaseBackupSource } from '@pgcloud/postgres';
+import { formatConninfo, startBaseBackup } from '@pgcloud/postgres';
+import type { RestoreArchive, RestoreSegment } from '../database-driver.js';
+
+/**
+ * What a restore is made from, as backup-service and pitr-worker would give it to the
+ * driver: a base backup archive and archived WAL segments behind links. Here the links
+ * point at a local HTTP server of the test's (the services' links point at S3).
+ */
+export class RestoreSources {
+  private readonly files = new Map<string, Buffer>();
+
+  private constructor(
+    private readonly server: Server,
+    private readonly baseUrl: string,
+  ) {}
+
+  static async start(): Promise<RestoreSources> {
+    const server = createServer();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const address = server.address();
+    if (!address || typeof address === 'string') throw new Error('no address');
+    const sources = new RestoreSources(server, `http://127.0.0.1:${address.port}`);
+    server.on('request', (request, response) => {
+      const body = sources.files.get(request.url ?? '');
+      if (!body) return void response.writeHead(404).end();
+      response.writeHead(200, { 'content-length': body.length }).end(body);
+    });
+    return sources;
+  }
+
+  /** A base backup of `source` (pg_basebackup as backup-service runs it), behind a link. */
+  async baseBackup(pgBinDir: string, source: BaseBackupSource): Promise<RestoreArchive> {
+    const backup = await startBaseBackup({ pgBinDir, source });
+    const chunks: Buffer[] = [];
+    for await (const chunk of backup.archive) chunks.push(chunk as Buffer);
+    await backup.finished;
+    const body = Buffer.concat(chunks);
+    return {
+      url: this.put(body),
+      sha256: createHash('sha256').update(body).digest('hex'),
+    };
+  }
+
+  /** The segments a receiver archived, behind links, as a point-in-time restore gets them. */
+  async segments(receiver: WalReceiver): Promise<RestoreSegment[]> {
+    const names = (await readdir(receiver.dir)).filter((f) => /^[0-9A-F]{24}(\.partial)?$/.test(f));
+    const segments: RestoreSegment[] = [];
+    for (const file of names.sort()) {
+      const body = await readFile(join(receiver.dir, file));
+      const partial = file.endsWith('.partial');
+      segments.push({
+        name: file.replace('.partial', ''),
+        url: this.put(body),
+        partial,
+        sizeBytes: partial ? (await stat(join(receiver.dir, file))).size : body.length,
+      });
+    }
+    return segments;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  private put(body: Buffer): string {
+    const path = `/${randomBytes(8).toString('hex')}`;
+    this.files.set(path, body);
+    return `${this.baseUrl}${path}`;
+  }
+}
+
+/** pg_receivewal streaming a server's WAL into a folder, flushing every write. */
+export class WalReceiver {
+  private constructor(
+    readonly dir: string,
+    private readonly child: ReturnType<typeof spawn>,
+    private readonly caFile: string,
+  ) {}
+
+  static async start(pgBinDir: string, source: BaseBackupSource): Promise<WalReceiver> {
+    const dir = await mkdtemp(join(tmpdir(), 'pgcloud-wal-'));
+    const caFile = join(dir, 'ca.crt');
+    await writeFile(caFile, source.caPem);
+    const conninfo = formatConninfo([
+      ['host', source.host],
+      ['port', String(source.port)],
+      ['user', source.user],
+      ['sslmode', 'verify-full'],
+      ['sslrootcert', caFile],
+    ]);
+    const child = spawn(
+      join(pgBinDir, 'pg_receivewal'),
+      ['--directory', dir, '--synchronous', '--no-loop', `--dbname=${conninfo}`],
+      { env: { ...process.env, PGPASSWORD: source.password }, stdio: 'ignore' },
+    );
+    return new WalReceiver(dir, child, caFile);
+  }
+
+  /** Stops it (what it received stays in `dir`, the current segment as `.partial`). */
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill('SIGINT');
+      await once(this.child, 'exit');
+    }
+    await rm(this.caFile, { force: true });
+  }
+
+  async remove(): Promise<void> {
+    await this.stop();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
