@@ -16,9 +16,7 @@ import { CredentialsEntity, DatabaseEntity } from './databases/database.entity.j
 import { DatabaseJobs } from './databases/database.jobs.js';
 import { DatabasesController } from './databases/databases.controller.js';
 import { DatabasesService } from './databases/databases.service.js';
-import { DatabaseDriver } from './drivers/database-driver.js';
-import { LocalDriver } from './drivers/local/local.driver.js';
-import { LocalDriverReadiness } from './drivers/local/local-driver.readiness.js';
+import { driverProviders } from './drivers/driver-providers.js';
 import { CreateDatabases1763780000000 } from './migrations/1763780000000-create-databases.js';
 import { StorageLimit1763790000000 } from './migrations/1763790000000-storage-limit.js';
 import { RestoreEntity } from './restores/restore.entity.js';
@@ -59,6 +57,8 @@ export class AppModule {
             EventTables1764200000000,
             DeletedProjects1764300000000,
             RestoreProgress1764400000000,
+            // Every record older than this migration was the local driver's (the kubernetes
+            // driver came after it): served at DATABASE_HOST, whichever driver runs now.
             databaseHost(config.DATABASE_HOST),
           ],
         }),
@@ -79,22 +79,7 @@ export class AppModule {
         ...outboxProviders(config),
         eventSubscriberProvider(config, 'databases'),
         { provide: SecretBox, useValue: secrets },
-        {
-          provide: DatabaseDriver,
-          useFactory: () =>
-            new LocalDriver({
-              pgBinDir: config.pgBinDir,
-              osUser: config.PG_OS_USER,
-              dataDir: config.dataDir,
-              host: config.DATABASE_HOST,
-              listenAddress: config.DATABASE_LISTEN_ADDRESS,
-            }),
-        },
-        {
-          provide: LocalDriverReadiness,
-          useFactory: () =>
-            new LocalDriverReadiness({ pgBinDir: config.pgBinDir, dataDir: config.dataDir }),
-        },
+        ...driverProviders(config),
         DatabaseJobs,
         DatabasesService,
         RestoreJobs,

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
-import { CommonEnv, validateEnv } from '@pgcloud/config';
+import { CommonEnv, ConfigError, validateEnv } from '@pgcloud/config';
 import { pgBinDir } from '@pgcloud/postgres';
 import {
+  IsDefined,
   IsIn,
   IsInt,
   IsIP,
@@ -11,13 +12,81 @@ import {
   Matches,
   Max,
   Min,
+  ValidateIf,
 } from 'class-validator';
+import {
+  KUBERNETES_ONLY_SETTINGS,
+  NAMESPACE_NAME,
+  NAMESPACES_LIST,
+  parseNamespaces,
+  regionsNamedTwice,
+  serviceAccountNamespace,
+} from './driver-settings.js';
+
+const withKubernetes = (config: ProvisionerConfig): boolean =>
+  config.DATABASE_DRIVER === 'kubernetes';
 
 /** database-provisioner settings (see .env.example). */
 export class ProvisionerConfig extends CommonEnv {
-  /** The platform that runs the servers. */
-  @IsIn(['local'])
-  DATABASE_DRIVER: string = 'local';
+  /**
+   * The platform that runs the servers: `local` (this host) or `kubernetes` (a
+   * CloudNativePG Cluster per database). The KUBERNETES_* settings and PGCLOUD_IMAGE are
+   * refused with `local`; the local driver's own (PG_BIN_DIR, PG_OS_USER,
+   * DATABASE_LISTEN_ADDRESS's servers) are ignored with `kubernetes`, since a deployment's
+   * shared settings carry them. DATABASE_HOST then only names the host of records older
+   * than the kubernetes driver (a migration's), which were the local driver's.
+   */
+  @IsIn(['local', 'kubernetes'])
+  DATABASE_DRIVER: 'local' | 'kubernetes' = 'local';
+
+  /** `region=namespace,...`: the namespace of each region's Clusters; every region needs one. */
+  @ValidateIf(withKubernetes)
+  @IsDefined({ message: 'required with DATABASE_DRIVER=kubernetes' })
+  @Matches(NAMESPACES_LIST, {
+    message:
+      'must be region=namespace pairs separated by commas, such as eu-west=pgcloud-databases',
+  })
+  KUBERNETES_NAMESPACES?: string;
+
+  /** Where the deployment CA's Secret lives; default: the provisioner pod's own namespace. */
+  @ValidateIf(withKubernetes)
+  @IsOptional()
+  @Matches(NAMESPACE_NAME, { message: 'must be a namespace name' })
+  KUBERNETES_CA_NAMESPACE?: string;
+
+  /** How databases are reached: inside the cluster only, or through a cloud load balancer. */
+  @ValidateIf(withKubernetes)
+  @IsIn(['ClusterIP', 'LoadBalancer'])
+  KUBERNETES_SERVICE_TYPE: 'ClusterIP' | 'LoadBalancer' = 'ClusterIP';
+
+  /** The PostgreSQL image CloudNativePG runs (its own images: the operator expects them). */
+  @ValidateIf(withKubernetes)
+  @IsString()
+  KUBERNETES_POSTGRES_IMAGE: string = 'ghcr.io/cloudnative-pg/postgresql:15';
+
+  /** The StorageClass of the servers' volumes; default: the cluster's default class. */
+  @ValidateIf(withKubernetes)
+  @IsOptional()
+  @Matches(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, { message: 'must be a StorageClass name' })
+  KUBERNETES_STORAGE_CLASS?: string;
+
+  /** How long a new or restarted Cluster may take to be ready (pods scheduled, volume bound). */
+  @ValidateIf(withKubernetes)
+  @IsInt()
+  @Min(1)
+  KUBERNETES_READY_TIMEOUT_SECONDS: number = 600;
+
+  /** How long a restore's Job may take to build the data (6 hours). */
+  @ValidateIf(withKubernetes)
+  @IsInt()
+  @Min(1)
+  KUBERNETES_RESTORE_TIMEOUT_SECONDS: number = 21_600;
+
+  /** pgcloud's own image (the provisioner's), which a restore's Kubernetes Job runs. */
+  @ValidateIf(withKubernetes)
+  @IsDefined({ message: 'required with DATABASE_DRIVER=kubernetes' })
+  @IsString()
+  PGCLOUD_IMAGE?: string;
 
   /** PostgreSQL's server binaries; default: where `pg_config --bindir` says. */
   @IsOptional()
@@ -91,13 +160,25 @@ export class ProvisionerConfig extends CommonEnv {
   get pgBinDir(): string {
     return pgBinDir(this.PG_BIN_DIR);
   }
+
+  /** KUBERNETES_NAMESPACES, by region. */
+  get kubernetesNamespaces(): Record<string, string> {
+    return parseNamespaces(this.KUBERNETES_NAMESPACES ?? '');
+  }
 }
 
-/** Reads and checks the settings; a bad value stops the service at start. */
+/**
+ * Reads and checks the settings; a bad value stops the service at start. `podNamespace`
+ * answers the namespace of the pod the provisioner runs in, when it runs in one (the
+ * default CA namespace of the kubernetes driver).
+ */
 export function loadConfig(
   env: Record<string, string | undefined> = process.env,
+  podNamespace: () => string | undefined = serviceAccountNamespace,
 ): ProvisionerConfig {
   const config = validateEnv(ProvisionerConfig, env);
+  if (config.DATABASE_DRIVER === 'kubernetes') checkKubernetes(config, podNamespace);
+  else refuseKubernetesSettings(env);
   const { first, last } = config.portRange;
   if (!(first >= 1024 && first <= last && last <= 65535)) {
     throw new Error(
@@ -105,4 +186,32 @@ export function loadConfig(
     );
   }
   return config;
+}
+
+/** The kubernetes driver's settings that hold together, and the CA namespace's default. */
+function checkKubernetes(config: ProvisionerConfig, podNamespace: () => string | undefined) {
+  const twice = regionsNamedTwice(config.KUBERNETES_NAMESPACES ?? '');
+  if (twice.length > 0)
+    throw new ConfigError([
+      `KUBERNETES_NAMESPACES=${JSON.stringify(config.KUBERNETES_NAMESPACES)}: ${twice.join(', ')} named more than once`,
+    ]);
+  config.KUBERNETES_CA_NAMESPACE ??= podNamespace();
+  if (!config.KUBERNETES_CA_NAMESPACE)
+    throw new ConfigError([
+      'KUBERNETES_CA_NAMESPACE=null: required outside a Kubernetes pod (in one, the pod’s namespace is the default)',
+    ]);
+}
+
+/** With the local driver, a kubernetes driver setting is a mistake: the driver was meant. */
+function refuseKubernetesSettings(env: Record<string, string | undefined>): void {
+  const set = KUBERNETES_ONLY_SETTINGS.filter(
+    (name) => env[name] !== undefined && env[name] !== '',
+  );
+  if (set.length > 0)
+    throw new ConfigError(
+      set.map(
+        (name) =>
+          `${name}: only DATABASE_DRIVER=kubernetes reads it; DATABASE_DRIVER is local (select kubernetes, or remove ${name})`,
+      ),
+    );
 }

@@ -28,6 +28,7 @@ import './suites/pitr.suite.js';
 import './suites/pitr-restores.suite.js';
 import './suites/pitr-takeover.suite.js';
 import './suites/pitr-retention.suite.js';
+import './suites/kubernetes-driver.suite.js';
 import './suites/cascades.suite.js';
 import './suites/multi-gateway.suite.js';
 import './suites/idempotency.suite.js';

@@ -4,6 +4,8 @@ import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { SERVICE_CALLS } from '@pgcloud/contracts';
 import type { Container, Manifest, PodSpec, Workload } from './manifests.js';
+import type { Grant } from './rbac-grants.js';
+import { grantsTo } from './rbac-grants.js';
 import {
   KUBERNETES_DIR,
   ROOT,
@@ -34,7 +36,11 @@ function containersOf(pod: PodSpec): Container[] {
 }
 
 /** What is missing from a container for a restricted, probed, sized pod. */
-function containerProblems(workload: Workload, container: Container): string[] {
+function containerProblems(
+  workload: Workload,
+  container: Container,
+  withToken: ReadonlySet<string>,
+): string[] {
   const where = `${label(workload)} ${container.name}`;
   const pod = workload.spec.template.spec;
   const problems: string[] = [];
@@ -55,7 +61,9 @@ function containerProblems(workload: Workload, container: Container): string[] {
   for (const kind of ['requests', 'limits'] as const)
     for (const resource of ['cpu', 'memory'])
       expect(container.resources?.[kind]?.[resource] !== undefined, `${kind}.${resource}`);
-  expect(pod.automountServiceAccountToken === false, 'no service account token');
+  if (withToken.has(workload.metadata.name))
+    expect(pod.automountServiceAccountToken === true, 'its service account token');
+  else expect(pod.automountServiceAccountToken === false, 'no service account token');
   expect(pod.serviceAccountName === workload.metadata.name, 'its own ServiceAccount');
   return problems;
 }
@@ -111,13 +119,21 @@ function appProblems(workload: Workload, settingsMap: Record<string, string>): s
   return problems;
 }
 
-/** Every object's schema problems and every workload's missing settings. */
-function overlayProblems(objects: Manifest[]): string[] {
+/**
+ * Every object's schema problems and every workload's missing settings. `withToken`: the
+ * workloads that talk to the Kubernetes API (their pods mount a ServiceAccount token).
+ */
+function overlayProblems(
+  objects: Manifest[],
+  withToken: ReadonlySet<string> = new Set(),
+): string[] {
   const settingsMap = settings(objects);
   return [
     ...objects.flatMap(schemaProblems),
     ...workloads(objects).flatMap((workload) =>
-      containersOf(workload.spec.template.spec).flatMap((c) => containerProblems(workload, c)),
+      containersOf(workload.spec.template.spec).flatMap((c) =>
+        containerProblems(workload, c, withToken),
+      ),
     ),
     ...[...appWorkloads(objects).values()].flatMap((w) => appProblems(w, settingsMap)),
   ];
@@ -210,6 +226,150 @@ for (const overlay of ['dev', 'production']) {
     });
   });
 }
+
+/** What the kubernetes driver's ServiceAccount may do: the kinds and verbs the driver uses. */
+const PROVISIONER_GRANTS: Grant[] = [
+  { where: 'cluster-wide', resource: 'namespaces', verbs: 'get' },
+  { where: 'pgcloud', resource: 'secrets', verbs: 'create' },
+  { where: 'pgcloud', resource: 'secrets', verbs: 'get', names: 'pgcloud-ca' },
+  { where: 'pgcloud-databases', resource: 'batch/jobs', verbs: 'create delete get list' },
+  { where: 'pgcloud-databases', resource: 'pods', verbs: 'get list' },
+  {
+    where: 'pgcloud-databases',
+    resource: 'postgresql.cnpg.io/clusters',
+    verbs: 'create delete get list patch',
+  },
+  { where: 'pgcloud-databases', resource: 'secrets', verbs: 'create delete get list' },
+  { where: 'pgcloud-databases', resource: 'services', verbs: 'create delete get list patch' },
+].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
+/** The settings the provisioner needs to start with the kubernetes driver in a pod. */
+const KUBERNETES_REQUIRED = ['KUBERNETES_NAMESPACES', 'PGCLOUD_IMAGE'];
+
+describe('deploy/kubernetes/overlays/cnpg: the kubernetes driver', () => {
+  const objects = render(join(KUBERNETES_DIR, 'overlays', 'cnpg'));
+  const apps = appWorkloads(objects);
+  const config = settings(objects);
+  const provisioner = apps.get('database-provisioner');
+  const namespaces = Object.fromEntries(
+    (config['KUBERNETES_NAMESPACES'] ?? '').split(',').map((pair) => pair.trim().split('=')),
+  ) as Record<string, string>;
+
+  it('renders objects that meet their kind’s schema, a token for the provisioner only', () => {
+    assert.deepEqual(overlayProblems(objects, new Set(['database-provisioner'])), []);
+    const accounts = objects.filter((o) => o.kind === 'ServiceAccount') as (Manifest & {
+      automountServiceAccountToken?: boolean;
+    })[];
+    assert.deepEqual(accounts.filter((a) => a.automountServiceAccountToken !== false).map(label), [
+      'ServiceAccount/database-provisioner',
+    ]);
+  });
+
+  it('selects the kubernetes driver, with every setting it needs', () => {
+    assert.equal(config['DATABASE_DRIVER'], 'kubernetes');
+    for (const name of KUBERNETES_REQUIRED) assert.ok(config[name], `${name} is set`);
+    // KUBERNETES_CA_NAMESPACE is unset: the pod's namespace, from its mounted token.
+    assert.equal(config['KUBERNETES_CA_NAMESPACE'], undefined);
+    assert.equal(provisioner?.spec.template.spec.automountServiceAccountToken, true);
+    assert.ok(['ClusterIP', 'LoadBalancer'].includes(config['KUBERNETES_SERVICE_TYPE'] ?? ''));
+    for (const name of ['KUBERNETES_READY_TIMEOUT_SECONDS', 'KUBERNETES_RESTORE_TIMEOUT_SECONDS'])
+      assert.match(config[name] ?? '', /^[1-9]\d*$/, name);
+    assert.match(
+      config['KUBERNETES_POSTGRES_IMAGE'] ?? '',
+      /^ghcr\.io\/cloudnative-pg\/postgresql:/,
+    );
+    // The restore Job runs the provisioner's own image, kept in step by replacements.
+    assert.equal(config['PGCLOUD_IMAGE'], provisioner.spec.template.spec.containers[0]?.image);
+  });
+
+  it('gives every region a namespace, made by the overlay', () => {
+    const regions = (config['REGIONS'] ?? '').split(',').map((pair) => pair.split('=')[0]?.trim());
+    assert.ok(regions.length > 0);
+    for (const region of regions)
+      assert.ok(region && namespaces[region], `region ${region} has a namespace`);
+    const made = objects.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name);
+    for (const namespace of Object.values(namespaces))
+      assert.ok(made.includes(namespace), `Namespace ${namespace} is made`);
+  });
+
+  it('grants the provisioner exactly the driver’s verbs, and cluster-wide only namespaces get', () => {
+    assert.deepEqual(grantsTo(objects, 'pgcloud', 'database-provisioner'), PROVISIONER_GRANTS);
+    const namespaced = PROVISIONER_GRANTS.filter(
+      (g) => g.where !== 'cluster-wide' && g.where !== 'pgcloud',
+    );
+    assert.deepEqual(
+      [...new Set(namespaced.map((g) => g.where))],
+      [...new Set(Object.values(namespaces))],
+      'a Role in each region’s namespace',
+    );
+    for (const app of APPS.filter((name) => name !== 'database-provisioner'))
+      assert.deepEqual(grantsTo(objects, 'pgcloud', app), [], `${app} is granted nothing`);
+    const clusterWide = objects
+      .filter((o) => o.kind.startsWith('Cluster'))
+      .map(label)
+      .sort();
+    assert.deepEqual(clusterWide, [
+      'ClusterRole/pgcloud-database-provisioner-namespaces',
+      'ClusterRoleBinding/pgcloud-database-provisioner-namespaces',
+    ]);
+  });
+
+  it('runs the provisioner without a disk or server ports: its servers are Clusters', () => {
+    assert.equal(provisioner?.kind, 'StatefulSet');
+    assert.equal(provisioner.spec.replicas, 1);
+    assert.equal(provisioner.spec.volumeClaimTemplates, undefined);
+    const [container] = provisioner.spec.template.spec.containers;
+    assert.deepEqual(
+      container?.ports?.map((p) => p.name),
+      ['management'],
+    );
+    assert.equal(
+      networkPolicies(objects).filter((p) => p.metadata.name.startsWith('database-servers')).length,
+      0,
+    );
+  });
+
+  it('lets the apps reach the databases on 5432, the provisioner the API, the Jobs S3', () => {
+    const policies = networkPolicies(objects);
+    const toDatabases = policies.find((p) => p.metadata.name === 'cnpg-databases-egress');
+    const selected = (
+      toDatabases?.spec.podSelector as { matchExpressions?: { values: string[] }[] }
+    ).matchExpressions?.[0]?.values;
+    assert.deepEqual([...(selected ?? [])].sort(), [
+      'backup-service',
+      'database-provisioner',
+      'pitr-worker',
+    ]);
+    assert.deepEqual(
+      toDatabases?.spec.egress?.flatMap((rule) => rule.ports?.map((p) => p.port)),
+      [5432],
+    );
+    const api = policies.find((p) => p.metadata.name === 'kubernetes-api-egress');
+    assert.deepEqual(api?.spec.podSelector.matchLabels, {
+      'app.kubernetes.io/name': 'database-provisioner',
+    });
+    assert.deepEqual(
+      api.spec.egress?.flatMap((rule) => rule.ports?.map((p) => p.port)),
+      [443, 6443],
+    );
+    const databasePolicies = policies.filter((p) => p.metadata.namespace === 'pgcloud-databases');
+    assert.ok(databasePolicies.length > 0);
+    // No policy there limits egress: the restore Jobs reach S3, CNPG's pods the API server.
+    assert.deepEqual(
+      databasePolicies.filter((p) => p.spec.policyTypes.includes('Egress')).map(label),
+      [],
+    );
+    const ingress = databasePolicies.find((p) => p.metadata.name === 'databases-ingress');
+    assert.deepEqual(
+      ingress?.spec.ingress?.flatMap((rule) => rule.ports?.map((p) => p.port)),
+      [5432],
+    );
+  });
+
+  it('holds no Secret', () => {
+    assert.deepEqual(objects.filter((o) => o.kind === 'Secret').map(label), []);
+  });
+});
 
 describe('deploy/kubernetes in the repository', () => {
   it('holds no Secret in any manifest', () => {
