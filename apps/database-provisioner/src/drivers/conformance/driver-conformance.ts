@@ -337,8 +337,18 @@ export function driverConformance(name: string, start: () => Promise<Conformance
         serverId: `srv_${randomBytes(10).toString('hex')}`,
         port: await harness.port(),
       };
-      await harness.driver.create(other);
+      const otherEndpoint = await harness.driver.create(other);
       await harness.driver.quarantine(other.serverId);
+      // Stopped once quarantine returns: nothing writes to it any more.
+      await assert.rejects(
+        checkTlsLogin({
+          ...otherEndpoint,
+          database: other.databaseName,
+          user: other.databaseName,
+          password: other.password,
+          caPem,
+        }),
+      );
       assert.ok(!(await harness.driver.list()).includes(other.serverId));
       // Gone for reconcile (its record, if any, goes `failed`), never started again.
       assert.equal(await harness.driver.state(other.serverId), 'missing');

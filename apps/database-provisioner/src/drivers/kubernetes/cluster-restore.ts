@@ -171,23 +171,16 @@ export class ClusterRestores {
    */
   private async waitForSwap(names: ServerNames, service: V1Service): Promise<void> {
     const previous = service.metadata?.annotations?.[PREVIOUS_CLUSTER_ANNOTATION];
+    if (previous) await this.context.servers.waitForStopped(names, [previous]);
     const login = await this.context.superuserLogin(names, service);
     await waitUntil(
-      async () => {
-        if (previous) {
-          const pods = await this.context.objects.list<V1Pod>('v1', 'Pod', names.namespace, {
-            [CNPG_CLUSTER_LABEL]: previous,
-          });
-          if (pods.some((pod) => pod.status?.phase === 'Running'))
-            throw new Error(`Cluster ${previous} still runs`);
-        }
-        return withTlsSuperuser(login, SQL_TIMEOUT_MS, () => Promise.resolve(true)).catch(
+      () =>
+        withTlsSuperuser(login, SQL_TIMEOUT_MS, () => Promise.resolve(true)).catch(
           (err: unknown) => {
             if (isServerAnswer(err)) return true;
             throw err;
           },
-        );
-      },
+        ),
       { ...this.context.servers.waiting(), what: `the Service of ${names.base} swapped` },
     );
   }

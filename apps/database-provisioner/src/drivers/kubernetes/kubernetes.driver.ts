@@ -229,18 +229,19 @@ export class KubernetesDriver extends DatabaseDriver {
     if (!names) return `nothing of ${serverId}`;
     const at = String(Math.floor(Date.now() / 1000));
     const label = { metadata: { labels: { [QUARANTINED_AT_LABEL]: at } } };
-    for (const cluster of await this.servers.labelled<ClusterObject>(
-      names,
-      CNPG_API_VERSION,
-      CLUSTER_KIND,
-    ))
-      await this.objects.mergePatch(clusterRef(names, cluster.metadata?.name ?? ''), {
+    const clusters = (
+      await this.servers.labelled<ClusterObject>(names, CNPG_API_VERSION, CLUSTER_KIND)
+    ).map((cluster) => cluster.metadata?.name ?? '');
+    for (const cluster of clusters)
+      await this.objects.mergePatch(clusterRef(names, cluster), {
         metadata: {
           labels: { [QUARANTINED_AT_LABEL]: at },
           annotations: { [HIBERNATION_ANNOTATION]: 'on' },
         },
       });
     await this.objects.mergePatch(serviceRef(names), label);
+    // Stopped when it answers, as the local driver's: nothing writes to it any more.
+    await this.servers.waitForStopped(names, clusters);
     return `${names.namespace}/${names.base} (hibernated)`;
   }
 

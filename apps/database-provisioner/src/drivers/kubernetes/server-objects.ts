@@ -1,4 +1,4 @@
-import type { KubernetesObject, V1Service } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Pod, V1Service } from '@kubernetes/client-node';
 import { CLUSTER_KIND, CNPG_API_VERSION, CNPG_CLUSTER_LABEL } from '@pgcloud/kubernetes';
 import type { ServerEndpoint } from '../database-driver.js';
 import type { KubeObjects, ObjectRef } from './kube-objects.js';
@@ -112,6 +112,22 @@ export class ServerObjects {
         { apiVersion, kind, ...at(names, object.metadata?.name) },
         propagation,
       );
+  }
+
+  /** Until no pod of these Clusters runs (a hibernated Cluster's pods end). */
+  async waitForStopped(names: ServerNames, clusters: readonly string[]): Promise<void> {
+    await waitUntil(
+      async () => {
+        for (const cluster of clusters) {
+          const pods = await this.objects.list<V1Pod>('v1', 'Pod', names.namespace, {
+            [CNPG_CLUSTER_LABEL]: cluster,
+          });
+          if (pods.some((pod) => pod.status?.phase === 'Running')) return undefined;
+        }
+        return true;
+      },
+      { ...this.waiting(), what: `the pods of ${clusters.join(', ')} stopped` },
+    );
   }
 
   waiting(signal?: AbortSignal): Waiting & { signal?: AbortSignal } {
