@@ -1,33 +1,54 @@
-// `npm run bench:api`: p50, p99 and requests/s of GET /projects through the gateway and
-// through a plain NestJS process with no broker, at 1 and 50 clients. It only prints;
-// times depend on the machine, so nothing here passes or fails on a number.
+// `npm run bench:api`: p50, p99 and requests/s of pgcloud's API through the gateway beside
+// plain NestJS processes with no broker, at 1 and 50 clients, with a breakdown of where a
+// gateway request's time goes. It only prints; times depend on the machine, so nothing
+// here passes or fails on a number.
 import assert from 'node:assert/strict';
 import { Logger } from '@nestjs/common';
 import type { Client } from '@pgcloud/api-client';
 import { createProject, listProjects, unwrap } from '@pgcloud/api-client';
 import type { SignedIn } from '@pgcloud/testing';
 import { ApiClient, Stack, runBench, signIn, testApi } from '@pgcloud/testing';
+import type { Baseline } from './baseline.js';
 import { startBaseline } from './baseline.js';
+import type { HopReading } from './breakdown.js';
+import { formatHops, hopsBetween, readHops } from './breakdown.js';
+import { startFloor } from './floor.js';
+import type { Scenario } from './load.js';
 import { runLoad } from './load.js';
 import type { Measurement } from './report.js';
 import { formatReport } from './report.js';
 
-/** Rate limits out of the way (the bench is one user hammering), quick device flow. */
+/**
+ * Rate limits and quotas out of the way (the bench is one user hammering), a quick device
+ * flow, and Redis for the rate limits, as a deployment with several gateways runs.
+ */
 const STACK_ENV = {
   RATE_LIMIT_FREE_PER_MINUTE: '100000000',
   RATE_LIMIT_FREE_BURST: '100000000',
+  PROJECT_LIMIT_FREE: '1000000',
   DEVICE_POLL_INTERVAL_SECONDS: '1',
+  REDIS_URL: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
   LOG_LEVEL: 'warn',
 };
 const PROJECT_COUNT = 5;
 const CONCURRENCIES = [1, 50];
 /** Discarded run before each measurement, so JIT and connection pools are warm. */
 const WARMUP_SECONDS = 1;
+const BASELINE = 'baseline';
 
 interface Target {
   name: string;
   url: string;
   headers: Record<string, string>;
+  /** Reads the apps' histograms, for the breakdown of a gateway's requests. */
+  readHops?: () => Promise<HopReading>;
+}
+
+/** One route measured on several targets; each target's ratios are to the baseline's. */
+interface Route {
+  name: string;
+  scenario: Scenario;
+  targets: Target[];
 }
 
 function benchSeconds(): number {
@@ -38,33 +59,48 @@ function benchSeconds(): number {
   return seconds;
 }
 
-async function seedProjects(owner: SignedIn): Promise<void> {
+async function seedProjects(owner: SignedIn): Promise<string> {
+  let region = '';
   for (let i = 1; i <= PROJECT_COUNT; i += 1) {
-    await unwrap(createProject({ client: owner.client, body: { name: `bench-project-${i}` } }));
+    const project = await unwrap(
+      createProject({ client: owner.client, body: { name: `bench-project-${i}` } }),
+    );
+    region = project.default_region;
   }
+  return region;
 }
 
-/** Both servers must answer the same projects, or the comparison would be of two things. */
-async function verifySameData(gateway: Client, baseline: Client): Promise<void> {
-  const [ours, plain] = await Promise.all([
-    unwrap(listProjects({ client: gateway })),
-    unwrap(listProjects({ client: baseline })),
-  ]);
+/** Every target must answer the same projects, or the comparison would be of two things. */
+async function verifySameData(gateway: Client, others: Client[]): Promise<void> {
+  const ours = await unwrap(listProjects({ client: gateway }));
   assert.equal(ours.projects.length, PROJECT_COUNT);
-  assert.deepEqual(plain, ours, 'the baseline answers other data than the gateway');
+  for (const other of others)
+    assert.deepEqual(await unwrap(listProjects({ client: other })), ours, 'other data answered');
 }
 
-async function measure(targets: Target[], seconds: number): Promise<Measurement[]> {
+async function measure(routes: Route[], seconds: number): Promise<[Measurement[], string[]]> {
   const measurements: Measurement[] = [];
-  for (const connections of CONCURRENCIES) {
-    for (const { name, url, headers } of targets) {
-      console.error(`measuring ${name} at ${connections} connection(s) for ${seconds} s`);
-      await runLoad({ url, headers, connections, seconds: WARMUP_SECONDS });
-      const figures = await runLoad({ url, headers, connections, seconds });
-      measurements.push({ target: name, connections, figures });
+  const breakdowns: string[] = [];
+  for (const route of routes) {
+    for (const connections of CONCURRENCIES) {
+      for (const target of route.targets) {
+        console.error(
+          `${route.name}: ${target.name} at ${connections} connection(s), ${seconds} s`,
+        );
+        const load = { url: target.url, headers: target.headers, scenario: route.scenario };
+        await runLoad({ ...load, connections, seconds: WARMUP_SECONDS });
+        const before = await target.readHops?.();
+        const figures = await runLoad({ ...load, connections, seconds });
+        const after = await target.readHops?.();
+        measurements.push({ route: route.name, target: target.name, connections, figures });
+        if (before && after) {
+          const label = `${route.name}, ${target.name} at ${connections} connection(s)`;
+          breakdowns.push(...formatHops(label, hopsBetween(before, after)));
+        }
+      }
     }
   }
-  return measurements;
+  return [measurements, breakdowns];
 }
 
 async function bench(seconds: number, cleanups: (() => Promise<void>)[]): Promise<string> {
@@ -74,30 +110,66 @@ async function bench(seconds: number, cleanups: (() => Promise<void>)[]): Promis
   Logger.overrideLogger(['error']);
   const stack = await Stack.start({ env: STACK_ENV, isolated: true, output: 'files' });
   cleanups.push(() => stack.stop());
+  // A second gateway that asks auth-service about the token on every request.
+  const cold = await stack.startExtraGateway({ AUTH_CACHE_SECONDS: '0' });
   const owner = await signIn(new ApiClient(stack.baseUrl), 'bench-owner');
-  await seedProjects(owner);
-  const baseline = await startBaseline(stack.env['DATABASE_URL'] ?? '', owner.user.id);
+  const region = await seedProjects(owner);
+  const databaseUrl = stack.env['DATABASE_URL'] ?? '';
+  const baseline: Baseline = await startBaseline(databaseUrl, owner.user.id, region);
   cleanups.unshift(() => baseline.close());
-  await verifySameData(owner.client, testApi(baseline.url));
-  const measurements = await measure(
+  const floor = await startFloor(databaseUrl, stack.env['RABBITMQ_URL'] ?? '', owner.user.id);
+  cleanups.unshift(() => floor.close());
+  const bearer = { authorization: `Bearer ${owner.token}` };
+  await verifySameData(owner.client, [
+    testApi(baseline.url),
+    testApi(floor.url),
+    testApi(cold.baseUrl, owner.token),
+  ]);
+  const services = [stack.managementUrl('project-service'), stack.managementUrl('auth-service')];
+  const gateway = (name: string, baseUrl: string, route: string): Target => ({
+    name: 'gateway',
+    url: `${baseUrl}/projects`,
+    headers: bearer,
+    readHops: () => readHops(stack.managementUrl(name), route, services),
+  });
+  const [measurements, breakdowns] = await measure(
     [
       {
-        name: 'gateway',
-        url: `${stack.baseUrl}/projects`,
-        headers: { authorization: `Bearer ${owner.token}` },
+        name: 'GET /projects',
+        scenario: 'list',
+        targets: [
+          gateway('api-gateway', stack.baseUrl, '/projects'),
+          { name: 'floor', url: `${floor.url}/projects`, headers: {} },
+          { name: BASELINE, url: `${baseline.url}/projects`, headers: {} },
+        ],
       },
-      { name: 'baseline', url: `${baseline.url}/projects`, headers: {} },
+      {
+        name: 'GET /projects, cold token',
+        scenario: 'list',
+        targets: [
+          gateway(cold.name, cold.baseUrl, '/projects'),
+          { name: BASELINE, url: `${baseline.url}/token-checked/projects`, headers: bearer },
+        ],
+      },
+      {
+        name: 'POST+DELETE /projects',
+        scenario: 'create-delete',
+        targets: [
+          { name: 'gateway', url: `${stack.baseUrl}/projects`, headers: bearer },
+          { name: BASELINE, url: `${baseline.url}/projects`, headers: {} },
+        ],
+      },
     ],
     seconds,
   );
-  return formatReport(measurements, 'gateway', 'baseline');
+  return [formatReport(measurements, BASELINE), '', ...breakdowns].join('\n');
 }
 
 await runBench(async (cleanups) => {
   const seconds = benchSeconds();
   console.log(
-    `GET /projects of ${PROJECT_COUNT} projects, ${seconds} s per run ` +
-      `after ${WARMUP_SECONDS} s of warm-up; latencies in ms\n`,
+    `${PROJECT_COUNT} projects, ${seconds} s per run after ${WARMUP_SECONDS} s of warm-up; ` +
+      'latencies in ms\n',
   );
   return bench(seconds, cleanups);
 });

@@ -1,4 +1,5 @@
 // Worker thread of runLoad (load.ts): one autocannon run, its figures posted back.
+import { randomBytes } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import type { LoadFigures, LoadReply, LoadRequest } from './load.js';
@@ -16,6 +17,33 @@ interface Run {
  * keeps whole milliseconds only: a sub-millisecond baseline would read 0 ms and its ratio
  * would be meaningless.
  */
+/**
+ * The create-delete pair: a project with a name of its own, then a DELETE of the id the
+ * POST answered. A failed POST fails the run anyway (figuresOf), so it needs no path here.
+ */
+function createThenDelete(path: string): autocannon.Request[] {
+  const pairs = new WeakMap<object, string>();
+  return [
+    {
+      method: 'POST',
+      path,
+      setupRequest: (req) => ({
+        ...req,
+        headers: { ...req.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `bench-${randomBytes(6).toString('hex')}` }),
+      }),
+      onResponse: (status, body, context) => {
+        if (status === 201)
+          pairs.set(context, (JSON.parse(body) as { data: { id: string } }).data.id);
+      },
+    },
+    {
+      method: 'DELETE',
+      setupRequest: (req, context) => ({ ...req, path: `${path}/${pairs.get(context) ?? ''}` }),
+    },
+  ];
+}
+
 function load(request: LoadRequest): Promise<Run> {
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
@@ -26,6 +54,9 @@ function load(request: LoadRequest): Promise<Run> {
         connections: request.connections,
         duration: request.seconds,
         headers: request.headers,
+        ...(request.scenario === 'create-delete'
+          ? { requests: createThenDelete(new URL(request.url).pathname) }
+          : {}),
       },
       (err: Error | null, result: autocannon.Result) => {
         if (err) reject(err);

@@ -1,8 +1,15 @@
 import { Worker } from 'node:worker_threads';
 
-/** One load run: GET `url` from `connections` clients for `seconds`. */
+/**
+ * What each client sends, over and over: `list` is GET `url`; `create-delete` is a POST of
+ * a new project to `url` then a DELETE of the project it answered, each timed on its own.
+ */
+export type Scenario = 'list' | 'create-delete';
+
+/** One load run: `scenario` against `url` from `connections` clients for `seconds`. */
 export interface LoadRequest {
   url: string;
+  scenario: Scenario;
   connections: number;
   seconds: number;
   headers: Record<string, string>;

@@ -23,6 +23,14 @@ export class GracefulServerRMQ extends ServerRMQ implements ReadinessSource {
     return this.server as AmqpConnectionManager | null;
   }
 
+  /**
+   * Nest tries JSON.parse on every pattern, for object patterns; pgcloud's are plain names
+   * (`projects.list`), and that parse threw, and was caught, once per message.
+   */
+  protected override getRouteFromPattern(pattern: string): string {
+    return /^[{[]/.test(pattern) ? super.getRouteFromPattern(pattern) : pattern;
+  }
+
   override async close(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, REPLY_CONFIRM_GRACE_MS));
     await super.close();

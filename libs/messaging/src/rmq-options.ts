@@ -23,9 +23,10 @@ const socketOptions = {
 };
 
 /**
- * A service's consumer: a durable queue, persistent replies, a bounded prefetch and
- * explicit acks (AckInterceptor acks once the handler has answered), so a message a
- * crashed worker held is delivered again rather than lost.
+ * A service's consumer: a durable queue, a bounded prefetch and explicit acks
+ * (AckInterceptor acks once the handler has answered), so a message a crashed worker held
+ * is delivered again rather than lost. Replies are transient: only their caller, waiting
+ * right now, wants them, and nothing of them is worth a write to the broker's disk.
  */
 export function rmqServerOptions(broker: BrokerSettings, service: ServiceName): RmqOptions {
   return {
@@ -36,16 +37,19 @@ export function rmqServerOptions(broker: BrokerSettings, service: ServiceName): 
       queueOptions: { durable: true },
       noAck: false,
       prefetchCount: broker.RMQ_PREFETCH,
-      persistent: true,
+      persistent: false,
       socketOptions,
     },
   };
 }
 
 /**
- * A caller of a service: requests are persistent messages on the service's durable queue.
- * Replies come over RabbitMQ's direct reply-to, which the broker only allows without acks;
- * that is the client's default and needs no setting here.
+ * A caller of a service: requests go to the service's durable queue as transient messages.
+ * A request is not work to keep (long work lives in jobs): it expires when its caller
+ * stops waiting, and a broker that restarts meanwhile loses it and its caller answers
+ * SERVICE_UNAVAILABLE, as for any request nobody answered. Replies come over RabbitMQ's
+ * direct reply-to, which the broker only allows without acks; that is the client's
+ * default and needs no setting here.
  */
 export function rmqClientOptions(broker: BrokerSettings, service: ServiceName): RmqOptions {
   return {
@@ -54,7 +58,7 @@ export function rmqClientOptions(broker: BrokerSettings, service: ServiceName): 
       urls: [broker.RABBITMQ_URL],
       queue: queueName(broker.RMQ_QUEUE_PREFIX, service),
       queueOptions: { durable: true },
-      persistent: true,
+      persistent: false,
       socketOptions,
     },
   };

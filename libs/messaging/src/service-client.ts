@@ -68,7 +68,7 @@ export class ServiceClient {
     const record = new RmqRecordBuilder(message)
       .setOptions({
         expiration: String(waitMs),
-        persistent: true,
+        persistent: false,
         headers: { 'x-request-id': ctx.requestId },
       })
       .build();

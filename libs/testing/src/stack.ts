@@ -169,12 +169,15 @@ export class Stack {
 
   /**
    * Starts one more api-gateway on a port of its own, as a second replica behind a load
-   * balancer would run, and answers its base URL. Stop it with stopApp(name).
+   * balancer would run, with `env` over the stack's settings, and answers its base URL.
+   * Stop it with stopApp(name).
    */
-  async startExtraGateway(): Promise<{ name: string; baseUrl: string }> {
+  async startExtraGateway(
+    env: Record<string, string> = {},
+  ): Promise<{ name: string; baseUrl: string }> {
     const port = await freePort();
     const name = `api-gateway-${port}`;
-    await this.spawnApp('api-gateway', name, { GATEWAY_PORT: String(port) });
+    await this.spawnApp('api-gateway', name, { ...env, GATEWAY_PORT: String(port) });
     return { name, baseUrl: `http://127.0.0.1:${port}` };
   }
 
