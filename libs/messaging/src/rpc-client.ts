@@ -85,17 +85,28 @@ export class RpcClient implements OnApplicationBootstrap, OnApplicationShutdown,
   }
 }
 
+/** The field names of each request class, read once from its class-validator rules. */
+const declaredNames = new WeakMap<object, ReadonlySet<string>>();
+
+function namesOf(request: object): ReadonlySet<string> {
+  const known = declaredNames.get(request);
+  if (known) return known;
+  const names = new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(request as new () => object, '', true, false)
+      .map((rule) => rule.propertyName),
+  );
+  declaredNames.set(request, names);
+  return names;
+}
+
 /**
  * The fields of `payload` its declaration names: a caller may hold a wider object (a
  * BackupRef where a DatabaseRef is asked), and the service asked refuses fields it does not
  * know, so only the declared ones are sent.
  */
 function declaredPart<T extends object>(def: RpcDef<T, unknown>, payload: T): Partial<T> {
-  const names = new Set(
-    getMetadataStorage()
-      .getTargetValidationMetadatas(def.request, '', true, false)
-      .map((rule) => rule.propertyName),
-  );
+  const names = namesOf(def.request);
   return Object.fromEntries(
     Object.entries(payload).filter(([name]) => names.has(name)),
   ) as Partial<T>;

@@ -81,14 +81,7 @@ export async function startBaseBackup(options: {
     await Promise.all([reservation.release(), rm(dir, { recursive: true, force: true })]);
     throw err;
   });
-  const conninfo = formatConninfo([
-    ['host', source.host],
-    ['port', String(source.port)],
-    ['user', source.user],
-    ['sslmode', 'verify-full'],
-    ['sslrootcert', caFile],
-    ['application_name', options.applicationName ?? 'pgcloud_backup'],
-  ]);
+  const conninfo = replicationConninfo(source, caFile, options.applicationName ?? 'pgcloud_backup');
   const child = spawn(
     join(options.pgBinDir, 'pg_basebackup'),
     [...BASE_BACKUP_ARGS, `--dbname=${conninfo}`],
@@ -127,6 +120,25 @@ export async function startBaseBackup(options: {
   };
 }
 
+/**
+ * The connection string of a replication client of `source` (pg_basebackup,
+ * pg_receivewal): verify-full against the CA in `caFile`; the password goes by PGPASSWORD.
+ */
+export function replicationConninfo(
+  source: Pick<BaseBackupSource, 'host' | 'port' | 'user'>,
+  caFile: string,
+  applicationName?: string,
+): string {
+  return formatConninfo([
+    ['host', source.host],
+    ['port', String(source.port)],
+    ['user', source.user],
+    ['sslmode', 'verify-full'],
+    ['sslrootcert', caFile],
+    ...(applicationName ? [['application_name', applicationName] as const] : []),
+  ]);
+}
+
 /** Reads the WAL start point, timeline and end point from pg_basebackup's --verbose log. */
 export function parseBaseBackupLog(log: string): BaseBackupInfo | undefined {
   const start = /write-ahead log start point: ([0-9A-F]+\/[0-9A-F]+) on timeline (\d+)/.exec(log);
@@ -135,7 +147,6 @@ export function parseBaseBackupLog(log: string): BaseBackupInfo | undefined {
   return { startLsn: start[1], endLsn: end[1], timeline: Number(start[2]) };
 }
 
-/** A libpq connection-string value: quoted, with `\` and `'` escaped. */
 /** A libpq connection string of `key='value'` pairs, each value quoted and escaped. */
 export function formatConninfo(entries: readonly (readonly [string, string])[]): string {
   return entries

@@ -34,3 +34,4 @@ export * from './kubernetes/cnpg-stand-in.js';
 export * from './kubernetes/kubernetes-stand-in.js';
 export * from './kubernetes/job-runner.js';
 export * from './kubernetes/service-names.js';
+export * from './migrations.js';

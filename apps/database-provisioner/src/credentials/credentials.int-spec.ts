@@ -7,9 +7,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { ensureMetadataSchema } from '@pgcloud/postgres';
-import { loadLauncherEnv, newRunId } from '@pgcloud/testing';
+import { loadLauncherEnv, newRunId, runMigrations } from '@pgcloud/testing';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
 import { CreateDatabases1763780000000 } from '../migrations/1763780000000-create-databases.js';
 import { StorageLimit1763790000000 } from '../migrations/1763790000000-storage-limit.js';
 import { CreateRestores1763810000000 } from '../migrations/1763810000000-create-restores.js';
@@ -74,20 +73,16 @@ describe('credentials at rest', () => {
     const key = randomBytes(32);
     const box = new SecretBox(key);
     const migrate = async (migrations: (new () => unknown)[]) => {
-      const source = new DataSource({
-        type: 'postgres',
-        url: databaseUrl.toString(),
-        schema: 'provisioner',
-        migrations,
-      });
-      await source.initialize();
+      await runMigrations(databaseUrl.toString(), 'provisioner', migrations);
+      const reader = new pg.Client({ connectionString: databaseUrl.toString() });
+      await reader.connect();
       try {
-        await source.runMigrations({ transaction: 'all' });
-        return await source.query<{ id: string; password_sealed: string }[]>(
+        const { rows } = await reader.query<{ id: string; password_sealed: string }>(
           'SELECT database_id AS id, password_sealed FROM provisioner.credentials ORDER BY 1',
         );
+        return rows;
       } finally {
-        await source.destroy();
+        await reader.end();
       }
     };
     await migrate(BEFORE_RESEAL);

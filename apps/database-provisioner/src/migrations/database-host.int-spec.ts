@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ensureMetadataSchema } from '@pgcloud/postgres';
-import { loadLauncherEnv, newRunId } from '@pgcloud/testing';
+import { loadLauncherEnv, newRunId, runMigrations } from '@pgcloud/testing';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
 import { CreateDatabases1763780000000 } from './1763780000000-create-databases.js';
 import { StorageLimit1763790000000 } from './1763790000000-storage-limit.js';
 import { databaseHost } from './1764500000000-database-host.js';
@@ -23,20 +22,8 @@ describe('the database host migration', () => {
     await client.end();
   });
 
-  async function migrate(migrations: (new () => unknown)[]): Promise<void> {
-    const source = new DataSource({
-      type: 'postgres',
-      url: databaseUrl.toString(),
-      schema: 'provisioner',
-      migrations,
-    });
-    await source.initialize();
-    try {
-      await source.runMigrations({ transaction: 'all' });
-    } finally {
-      await source.destroy();
-    }
-  }
+  const migrate = (migrations: (new () => unknown)[]) =>
+    runMigrations(databaseUrl.toString(), 'provisioner', migrations);
 
   it('gives the servers made before it the host they were served at; one being made has none yet', async () => {
     const before = [CreateDatabases1763780000000, StorageLimit1763790000000];

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BaseBackupSource } from '@pgcloud/postgres';
-import { formatConninfo, startBaseBackup } from '@pgcloud/postgres';
+import { replicationConninfo, startBaseBackup } from '@pgcloud/postgres';
 import type { RestoreArchive, RestoreSegment } from '../database-driver.js';
 
 /**
@@ -92,13 +92,7 @@ export class WalReceiver {
     const dir = await mkdtemp(join(tmpdir(), 'pgcloud-wal-'));
     const caFile = join(dir, 'ca.crt');
     await writeFile(caFile, source.caPem);
-    const conninfo = formatConninfo([
-      ['host', source.host],
-      ['port', String(source.port)],
-      ['user', source.user],
-      ['sslmode', 'verify-full'],
-      ['sslrootcert', caFile],
-    ]);
+    const conninfo = replicationConninfo(source, caFile);
     const child = spawn(
       join(pgBinDir, 'pg_receivewal'),
       ['--directory', dir, '--synchronous', '--no-loop', `--dbname=${conninfo}`],
