@@ -8,7 +8,6 @@ import type { Client } from '@pgcloud/api-client';
 import { createProject, listProjects, unwrap } from '@pgcloud/api-client';
 import type { SignedIn } from '@pgcloud/testing';
 import { ApiClient, Stack, runBench, signIn, testApi } from '@pgcloud/testing';
-import type { Baseline } from './baseline.js';
 import { startBaseline } from './baseline.js';
 import type { HopReading } from './breakdown.js';
 import { formatHops, hopsBetween, readHops } from './breakdown.js';
@@ -115,7 +114,7 @@ async function bench(seconds: number, cleanups: (() => Promise<void>)[]): Promis
   const owner = await signIn(new ApiClient(stack.baseUrl), 'bench-owner');
   const region = await seedProjects(owner);
   const databaseUrl = stack.env['DATABASE_URL'] ?? '';
-  const baseline: Baseline = await startBaseline(databaseUrl, owner.user.id, region);
+  const baseline = await startBaseline(databaseUrl, owner.user.id, region);
   cleanups.unshift(() => baseline.close());
   const floor = await startFloor(databaseUrl, stack.env['RABBITMQ_URL'] ?? '', owner.user.id);
   cleanups.unshift(() => floor.close());

@@ -15,11 +15,10 @@ import {
   Param,
   Post,
 } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Project } from '@pgcloud/contracts';
-import { freePort } from '@pgcloud/testing';
 import pg from 'pg';
+import type { BenchServer } from './http-server.js';
+import { serveOnFreePort } from './http-server.js';
 
 const POOL = 'BASELINE_POOL';
 const OWNER_ID = 'BASELINE_OWNER_ID';
@@ -189,44 +188,25 @@ class BaselineModule {
   }
 }
 
-/** A running baseline server. */
-export interface Baseline {
-  url: string;
-  close(): Promise<void>;
-}
-
 /**
  * Starts the baseline on a free port of 127.0.0.1, on the given metadata database, for
  * one owner whose new projects go to `region`.
  */
-export async function startBaseline(
+export function startBaseline(
   databaseUrl: string,
   ownerId: string,
   region: string,
-): Promise<Baseline> {
+): Promise<BenchServer> {
   // Ten connections, as TypeORM's default pool in project-service, so neither side
   // gets more database concurrency than the other.
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
-  try {
-    const app = await NestFactory.create<NestExpressApplication>(
-      BaselineModule.forRoot(pool, ownerId, region),
-      { logger: ['error', 'warn'] },
-    );
-    // The gateway drops this header too; it keeps the two answers' sizes alike.
-    app.disable('x-powered-by');
-    const port = await freePort();
-    await app.listen(port, '127.0.0.1');
-    return {
-      url: `http://127.0.0.1:${port}`,
-      close: async () => {
-        await app.close();
-        // Requests the last run left in flight finish on the pool first.
-        await delay(500);
-        await pool.end();
-      },
-    };
-  } catch (err) {
-    await pool.end();
-    throw err;
-  }
+  return serveOnFreePort(
+    BaselineModule.forRoot(pool, ownerId, region),
+    { logger: ['error', 'warn'] },
+    async () => {
+      // Requests the last run left in flight finish on the pool first.
+      await delay(500);
+      await pool.end();
+    },
+  );
 }

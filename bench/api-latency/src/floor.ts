@@ -14,12 +14,12 @@ import type { ClientProxy } from '@nestjs/microservices';
 // eslint-disable-next-line no-restricted-imports
 import { ClientProxyFactory, MessagePattern, Payload, Transport } from '@nestjs/microservices';
 import type { RmqOptions } from '@nestjs/microservices';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Project } from '@pgcloud/contracts';
-import { freePort } from '@pgcloud/testing';
 import pg from 'pg';
 import { firstValueFrom } from 'rxjs';
 import { LIST_SQL, type ProjectRow } from './baseline.js';
+import type { BenchServer } from './http-server.js';
+import { serveOnFreePort } from './http-server.js';
 
 const CLIENT = 'FLOOR_CLIENT';
 const OWNER_ID = 'FLOOR_OWNER_ID';
@@ -96,18 +96,12 @@ class FloorModule {
   }
 }
 
-/** A running floor: its HTTP side in this process, its service in a child. */
-export interface Floor {
-  url: string;
-  close(): Promise<void>;
-}
-
 /** Starts the floor's service process and its HTTP side on a free port of 127.0.0.1. */
 export async function startFloor(
   databaseUrl: string,
   rabbitmqUrl: string,
   ownerId: string,
-): Promise<Floor> {
+): Promise<BenchServer> {
   const queue = `pgcloud-bench-floor-${process.pid}`;
   const child = spawn(
     process.execPath,
@@ -126,26 +120,19 @@ export async function startFloor(
         if (chunk.toString().includes(READY)) resolve();
       });
     });
-    const client = ClientProxyFactory.create(rmqOptions(rabbitmqUrl, queue, false));
-    const app = await NestFactory.create<NestExpressApplication>(
-      FloorModule.http(client, ownerId),
-      { bodyParser: false, logger: ['error', 'warn'] },
-    );
-    app.disable('x-powered-by');
-    const port = await freePort();
-    await app.listen(port, '127.0.0.1');
-    return {
-      url: `http://127.0.0.1:${port}`,
-      close: async () => {
-        await app.close();
-        await client.close();
-        await stopChild();
-      },
-    };
   } catch (err) {
     await stopChild();
     throw err;
   }
+  const client = ClientProxyFactory.create(rmqOptions(rabbitmqUrl, queue, false));
+  return serveOnFreePort(
+    FloorModule.http(client, ownerId),
+    { bodyParser: false, logger: ['error', 'warn'] },
+    async () => {
+      await client.close();
+      await stopChild();
+    },
+  );
 }
 
 async function serve(databaseUrl: string, rabbitmqUrl: string, queue: string): Promise<void> {
