@@ -30,6 +30,7 @@ import { Reconciler } from './reconcile/reconciler.js';
 import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
 import { DeletedProjects1764300000000 } from './migrations/1764300000000-deleted-projects.js';
 import { RestoreProgress1764400000000 } from './migrations/1764400000000-restore-progress.js';
+import { RestoreTargets1764600000000 } from './migrations/1764600000000-restore-targets.js';
 import { databaseHost } from './migrations/1764500000000-database-host.js';
 import { ProjectDeletedListener } from './databases/project-deleted.listener.js';
 
@@ -60,6 +61,7 @@ export class AppModule {
             // Every record older than this migration was the local driver's (the kubernetes
             // driver came after it): served at DATABASE_HOST, whichever driver runs now.
             databaseHost(config.DATABASE_HOST),
+            RestoreTargets1764600000000,
           ],
         }),
         TypeOrmModule.forFeature(ENTITIES),

@@ -28,6 +28,9 @@ import { PitrRestores } from './restores/pitr-restores.service.js';
 import { RetentionSweep } from './retention/retention-sweep.js';
 import { SweepLock } from './retention/sweep-lock.js';
 import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
+import { RestorePoints1764600000000 } from './migrations/1764600000000-restore-points.js';
+import { RestorePointEntity } from './restores/restore-point.entity.js';
+import { RestorePoints } from './restores/restore-points.service.js';
 
 export const PITR_SCHEMA = 'pitr';
 
@@ -41,8 +44,12 @@ export class AppModule {
         metadataTypeOrmModule({
           databaseUrl: config.DATABASE_URL,
           schema: PITR_SCHEMA,
-          entities: [ArchiveEntity, SegmentEntity],
-          migrations: [CreatePitr1763900000000, EventTables1764200000000],
+          entities: [ArchiveEntity, SegmentEntity, RestorePointEntity],
+          migrations: [
+            CreatePitr1763900000000,
+            EventTables1764200000000,
+            RestorePoints1764600000000,
+          ],
         }),
       ],
       controllers: [PitrController, HealthController],
@@ -69,6 +76,7 @@ export class AppModule {
         ArchiveStarter,
         PitrService,
         PitrRestores,
+        RestorePoints,
         PitrEventsListener,
         ReceiverSupervisor,
         RetentionSweep,

@@ -5,6 +5,8 @@ import type {
   PitrConfig,
   RecoveryWindow,
   RecoveryWindowRange,
+  RestorePoint,
+  RestorePointList,
   WalArchiveEntry,
   WalArchivePage,
   WalReceiverState,
@@ -118,6 +120,29 @@ export class WalArchivePageModel implements WalArchivePage {
     description: 'The `cursor` of the next page; null on the last page.',
   })
   next_cursor: string | null;
+}
+
+/** A named WAL position of the current archive. */
+@ApiSchema({ name: 'RestorePoint' })
+export class RestorePointModel implements RestorePoint {
+  @ApiProperty({ example: 'before-migration' })
+  name: string;
+
+  @ApiProperty({
+    example: '0/3000148',
+    description: 'Where its record ends in the WAL, as PostgreSQL prints positions.',
+  })
+  lsn: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+}
+
+/** GET .../pitr/restore-points. */
+@ApiSchema({ name: 'RestorePointList' })
+export class RestorePointListModel implements RestorePointList {
+  @ApiProperty({ type: [RestorePointModel], description: "The current archive's, oldest first." })
+  restore_points: RestorePointModel[];
 }
 
 /** GET .../pitr/recovery-window. */

@@ -61,8 +61,17 @@ export class RestoreModel implements Restore {
   @ApiPropertyOptional({ example: 'bkp_k3v9x0q2m8t4b7w1c5zd', description: 'Backup restores.' })
   backup_id?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'PITR restores.' })
+  @ApiPropertyOptional({ format: 'date-time', description: 'PITR restores to a time.' })
   target_time?: string;
+
+  @ApiPropertyOptional({ example: '0/3000148', description: 'PITR restores to a WAL position.' })
+  target_lsn?: string;
+
+  @ApiPropertyOptional({
+    example: 'before-migration',
+    description: 'PITR restores to a restore point.',
+  })
+  target_restore_point?: string;
 
   @ApiPropertyOptional({
     example: 'orders-restored',
@@ -125,13 +134,19 @@ export class CreatedPitrRestoreModel implements CreatedPitrRestore {
   @ApiProperty(RESTORE_ID)
   restore_id: string;
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     format: 'date-time',
     example: '2026-11-22T10:15:30.123456Z',
     description:
-      'The target, to the microsecond; for `latest`, the moment the request was accepted.',
+      'A time target, to the microsecond; for `latest`, the moment the request was accepted.',
   })
-  target_time: string;
+  target_time?: string;
+
+  @ApiPropertyOptional({ example: '0/3000148', description: 'A WAL position target.' })
+  target_lsn?: string;
+
+  @ApiPropertyOptional({ example: 'before-migration', description: 'A restore point target.' })
+  target_restore_point?: string;
 
   @ApiProperty({ enum: STATUSES, example: 'pending' })
   status: RestoreStatus;

@@ -7,11 +7,14 @@ import type {
   PitrConfig,
   RecoveryWindow,
   RequestContext,
+  RestorePoint,
+  RestorePointList,
   Restore,
   WalArchivePage,
   WalReceiverStatus,
 } from '@pgcloud/contracts';
 import {
+  CreateRestorePointDto,
   DatabaseRef,
   EnablePitrDto,
   PITR_PATTERNS,
@@ -33,6 +36,8 @@ import {
   EnabledPitrModel,
   PitrConfigModel,
   RecoveryWindowModel,
+  RestorePointListModel,
+  RestorePointModel,
   WalArchivePageModel,
   WalReceiverStatusModel,
 } from '../openapi/pitr.models.js';
@@ -178,7 +183,7 @@ export class PitrController {
     operationId: 'restorePitr',
     summary: 'Restore to a point in time',
     description:
-      'Every transaction committed at or before target_time (ISO 8601, up to microseconds; or `latest`, the moment the request is accepted) and none after. In place by default, as a backup restore; with `target_database`, into a new database of the project.',
+      'Exactly one target: every transaction committed at or before target_time (ISO 8601, up to microseconds; or `latest`, the moment the request is accepted) and none after; or everything through the record at target_lsn; or up to the restore point target_restore_point. In place by default, as a backup restore; with `target_database`, into a new database of the project.',
   })
   @ApiEnvelope(CreatedPitrRestoreModel, { status: 201, description: 'The restore, pending.' })
   @ApiErrors(
@@ -200,9 +205,54 @@ export class PitrController {
   ): Promise<CreatedPitrRestore> {
     return this.rpc.call(PITR_PATTERNS.restore, ctx, {
       ...refOf(ref),
-      target_time: body.target_time,
+      // The one target the body gives (validation let exactly one through).
+      ...(body.target_time === undefined ? {} : { target_time: body.target_time }),
+      ...(body.target_lsn === undefined ? {} : { target_lsn: body.target_lsn }),
+      ...(body.target_restore_point === undefined
+        ? {}
+        : { target_restore_point: body.target_restore_point }),
       ...(body.target_database == null ? {} : { target_database: body.target_database }),
     });
+  }
+
+  @Post('restore-points')
+  @Idempotent(201)
+  @ApiOperation({
+    operationId: 'createRestorePoint',
+    summary: 'Name the current WAL position',
+    description:
+      'The server writes a restore point into its WAL; a PITR restore can then stop exactly there (`target_restore_point`). Names are unique in the archive and follow the database name rules.',
+  })
+  @ApiEnvelope(RestorePointModel, { status: 201, description: 'The restore point.' })
+  @ApiErrors(
+    ...DATABASE_ROUTE_ERRORS,
+    'VALIDATION_ERROR',
+    'DATABASE_NOT_READY',
+    'PITR_NOT_ENABLED',
+    'OPERATION_IN_PROGRESS',
+    'PAYLOAD_TOO_LARGE',
+    ...IDEMPOTENT_ROUTE_ERRORS,
+  )
+  createRestorePoint(
+    @Ctx() ctx: RequestContext,
+    @Param() ref: DatabaseRef,
+    @Body() body: CreateRestorePointDto,
+  ): Promise<RestorePoint> {
+    return this.rpc.call(PITR_PATTERNS.createRestorePoint, ctx, {
+      ...refOf(ref),
+      point_name: body.name,
+    });
+  }
+
+  @Get('restore-points')
+  @ApiOperation({
+    operationId: 'listRestorePoints',
+    summary: 'List the restore points of the current archive, oldest first',
+  })
+  @ApiEnvelope(RestorePointListModel, { status: 200, description: 'Its restore points.' })
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'PITR_NOT_ENABLED')
+  restorePoints(@Ctx() ctx: RequestContext, @Param() ref: DatabaseRef): Promise<RestorePointList> {
+    return this.rpc.call(PITR_PATTERNS.restorePoints, ctx, refOf(ref));
   }
 
   @Get('restores')

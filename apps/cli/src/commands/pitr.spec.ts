@@ -90,10 +90,61 @@ describe('pitr argv', () => {
     }
   });
 
-  it('restore without --to is a usage error', async (t) => {
-    const result = await runCli(t, ['pitr', 'restore', ...inShop], []);
-    assert.equal(result.exitCode, 2);
-    assert.match(result.stderr, /--to/);
+  it('restore without a target, or with two, is a usage error, asking nothing', async (t) => {
+    for (const args of [
+      [],
+      ['--to', 'latest', '--lsn', '0/1'],
+      ['--lsn', '0/1', '--restore-point', 'a'],
+    ]) {
+      const result = await runCli(t, ['pitr', 'restore', ...args, ...inShop], []);
+      assert.equal(result.exitCode, 2, args.join(' '));
+      assert.match(result.stderr, /--to/);
+      assert.deepEqual(result.requests, []);
+    }
+  });
+
+  it('restore sends --lsn and --restore-point as target_lsn and target_restore_point', async (t) => {
+    for (const [flag, value, field] of [
+      ['--lsn', '0/3000148', 'target_lsn'],
+      ['--restore-point', 'before-migration', 'target_restore_point'],
+    ] as const) {
+      const result = await runCli(
+        t,
+        ['pitr', 'restore', flag, value, '--json', ...inShop],
+        [
+          route('POST', '/pitr/restore', {
+            restore_id: RESTORE,
+            [field]: value,
+            status: 'pending',
+          }),
+        ],
+      );
+      assert.equal(result.exitCode, undefined, result.stderr);
+      assert.deepEqual(result.requests[0]?.body, { [field]: value });
+    }
+  });
+
+  it('restore-point sends the name; restore-points lists them', async (t) => {
+    const point = {
+      name: 'before-migration',
+      lsn: '0/3000148',
+      created_at: '2026-01-01T00:00:00Z',
+    };
+    const made = await runCli(
+      t,
+      ['pitr', 'restore-point', 'before-migration', '--json', ...inShop],
+      [route('POST', '/pitr/restore-points', point)],
+    );
+    assert.equal(made.exitCode, undefined, made.stderr);
+    assert.deepEqual(made.requests[0]?.body, { name: 'before-migration' });
+    assert.deepEqual(JSON.parse(made.stdout), point);
+    const listed = await runCli(
+      t,
+      ['pitr', 'restore-points', ...inShop],
+      [route('GET', '/pitr/restore-points', { restore_points: [point] })],
+    );
+    assert.equal(listed.exitCode, undefined, listed.stderr);
+    assert.match(listed.stdout, /before-migration\s+0\/3000148/);
   });
 
   it('a command without --db is a usage error', async (t) => {

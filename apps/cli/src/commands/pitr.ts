@@ -1,6 +1,7 @@
 import type { Client, PitrConfig, WalReceiverStatus } from '@pgcloud/api-client';
 import {
   ApiError,
+  createRestorePoint,
   disablePitr,
   enablePitr,
   getPitrConfig,
@@ -8,6 +9,7 @@ import {
   getReceiverStatus,
   getRecoveryWindow,
   listPitrRestores,
+  listRestorePoints,
   listWalSegments,
   restartReceiver,
   restorePitr,
@@ -18,6 +20,7 @@ import { InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context.js';
 import { runs, withCommonOptions } from '../context.js';
 import { databaseScope } from '../database-scope.js';
+import { CliError, EXIT } from '../exit-codes.js';
 import { renderFields, renderTable } from '../output.js';
 import { formatBytes } from '../progress.js';
 import { followRestore } from '../restore-progress.js';
@@ -37,7 +40,10 @@ export function integerIn(min: number, max: number): (value: string) => number {
   };
 }
 
-/** `pitr enable|disable|status|window|wal|restore|restores|restart-receiver`, on one database. */
+/**
+ * `pitr enable|disable|status|window|wal|restore|restore-point|restore-points|restores|
+ * restart-receiver`, on one database.
+ */
 export function registerPitrCommands(program: Command): void {
   const pitr = program
     .command('pitr')
@@ -108,15 +114,64 @@ export function registerPitrCommands(program: Command): void {
   withCommonOptions(
     pitr
       .command('restore')
-      .description('Restore to a moment, in place (read-only meanwhile) or --into a new database')
-      .requiredOption(
+      .description(
+        'Restore to a moment, a WAL position or a restore point, in place (read-only meanwhile) or --into a new database',
+      )
+      .option(
         '--to <time>',
         'an RFC 3339 time (2026-01-02T03:04:05.123456Z) within `pitr window`, or latest',
       )
+      .option('--lsn <position>', 'or a WAL position (0/3000148), through its record')
+      .option('--restore-point <name>', 'or a restore point of the archive (`pitr restore-points`)')
       .option('--into <name>', 'restore into this new database of the project, leaving the source')
       .option('--wait', 'wait until it is completed (or failed), showing progress on stderr'),
     'database',
   ).action(runs(restore));
+
+  withCommonOptions(
+    pitr
+      .command('restore-point')
+      .description('Name the current WAL position, for a later `pitr restore --restore-point`')
+      .argument('<name>', 'unique in the archive; the rules of database names'),
+    'database',
+  ).action(
+    runs(async (ctx, name: string) => {
+      const { client, path } = await databaseScope(ctx);
+      const point = await unwrap(createRestorePoint({ client, path, body: { name } }));
+      ctx.out.result(
+        point,
+        () =>
+          renderFields([
+            ['restore point', point.name],
+            ['lsn', point.lsn],
+            ['created', point.created_at],
+          ]),
+        () => point.lsn,
+      );
+    }),
+  );
+
+  withCommonOptions(
+    pitr
+      .command('restore-points')
+      .description('List the restore points of the current archive, oldest first'),
+    'database',
+  ).action(
+    runs(async (ctx) => {
+      const { client, path } = await databaseScope(ctx);
+      const answer = await unwrap(listRestorePoints({ client, path }));
+      ctx.out.result(
+        answer,
+        () =>
+          renderTable(answer.restore_points, [
+            { header: 'name', value: (p) => p.name },
+            { header: 'lsn', value: (p) => p.lsn },
+            { header: 'created', value: (p) => p.created_at },
+          ]),
+        () => answer.restore_points.map((p) => p.name).join('\n'),
+      );
+    }),
+  );
 
   withCommonOptions(
     pitr.command('restores').description('List the PITR restores of the database, newest first'),
@@ -130,7 +185,10 @@ export function registerPitrCommands(program: Command): void {
         () =>
           renderTable(answer.restores, [
             { header: 'id', value: (r) => r.id },
-            { header: 'target time', value: (r) => r.target_time },
+            {
+              header: 'target',
+              value: (r) => r.target_time ?? r.target_lsn ?? r.target_restore_point,
+            },
             { header: 'into', value: (r) => r.target_database ?? '(in place)' },
             { header: 'status', value: (r) => r.status },
             { header: 'wal files', value: (r) => r.wal_files_applied },
@@ -239,17 +297,42 @@ async function wal(ctx: CliContext): Promise<void> {
   );
 }
 
+/** The one target of `pitr restore`, as the API names it. */
+export function restoreTarget(flags: {
+  to?: string;
+  lsn?: string;
+  restorePoint?: string;
+}): { target_time: string } | { target_lsn: string } | { target_restore_point: string } {
+  const given = [
+    ...(flags.to === undefined ? [] : [{ target_time: flags.to }]),
+    ...(flags.lsn === undefined ? [] : [{ target_lsn: flags.lsn }]),
+    ...(flags.restorePoint === undefined ? [] : [{ target_restore_point: flags.restorePoint }]),
+  ];
+  const [target] = given;
+  if (given.length !== 1 || !target)
+    throw new CliError(
+      EXIT.usage,
+      'NO_TARGET',
+      'pass exactly one of --to TIME, --lsn POSITION and --restore-point NAME',
+    );
+  return target;
+}
+
 async function restore(ctx: CliContext): Promise<void> {
-  const flags = ctx.options as { to: string; into?: string; wait?: boolean };
+  const flags = ctx.options as {
+    to?: string;
+    lsn?: string;
+    restorePoint?: string;
+    into?: string;
+    wait?: boolean;
+  };
+  const target = restoreTarget(flags);
   const { client, path } = await databaseScope(ctx);
   const created = await unwrap(
     restorePitr({
       client,
       path,
-      body: {
-        target_time: flags.to,
-        ...(flags.into ? { target_database: flags.into } : {}),
-      },
+      body: { ...target, ...(flags.into ? { target_database: flags.into } : {}) },
     }),
   );
   await followRestore(ctx, created, {

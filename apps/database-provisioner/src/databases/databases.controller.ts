@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import {
   CreateDatabaseRequest,
+  RestorePointRequest,
   DATABASE_PATTERNS,
   DatabaseIdRef,
   DatabaseRef,
@@ -42,6 +43,11 @@ export class DatabasesController {
   @Handles(DATABASE_PATTERNS.delete)
   delete(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
     return this.databases.delete(ctx, refOf(body));
+  }
+
+  @Handles(DATABASE_PATTERNS.createRestorePoint)
+  createRestorePoint(@MessageCtx() ctx: RequestContext, @MessageBody() body: RestorePointRequest) {
+    return this.databases.createRestorePoint(ctx, refOf(body), body.point_name);
   }
 
   @Handles(DATABASE_PATTERNS.backupSource)

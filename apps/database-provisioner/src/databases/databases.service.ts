@@ -129,6 +129,24 @@ export class DatabasesService {
     return { id: record.id, deleted: true };
   }
 
+  /**
+   * For pitr-worker: a restore point written by the database's running server
+   * (pg_create_restore_point); its WAL position.
+   */
+  async createRestorePoint(
+    ctx: RequestContext,
+    ref: DatabaseRef,
+    pointName: string,
+  ): Promise<{ lsn: string }> {
+    const record = await this.findOwned(ctx, ref);
+    if (record.status !== 'running')
+      throw new DomainError(
+        'DATABASE_NOT_READY',
+        `Database ${record.name} is ${record.status}, not running.`,
+      );
+    return { lsn: await this.driver.createRestorePoint(record.platformServiceId, pointName) };
+  }
+
   /** For backup-service: how to stream a base backup of a running database. */
   async backupSource(databaseId: string): Promise<BackupSource> {
     const record = await this.databases.findOneBy({ id: databaseId });

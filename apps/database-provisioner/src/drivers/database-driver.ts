@@ -42,11 +42,17 @@ export interface RestoreSegment {
   sizeBytes: number;
 }
 
-/** Replay beyond the base backup: the archived segments, up to a moment. */
+/**
+ * Where replay stops (spec/decisions.md section 7), inclusive: every transaction committed
+ * at or before a time (ISO 8601, UTC); through the record at a WAL position
+ * (`X/XXXXXXXX`); or at a named restore point.
+ */
+export type RecoveryTarget = { time: string } | { lsn: string } | { restorePoint: string };
+
+/** Replay beyond the base backup: the archived segments, up to a target. */
 export interface RestoreRecovery {
   segments: RestoreSegment[];
-  /** Inclusive: every transaction committed at or before it, none after (ISO 8601, UTC). */
-  targetTime: string;
+  target: RecoveryTarget;
 }
 
 /** Everything a driver needs to restore one server's data from a base backup. */
@@ -143,6 +149,9 @@ export abstract class DatabaseDriver {
    * owner from lifting it). A restore needs more: holdForRestore.
    */
   abstract setReadOnly(serverId: string, readOnly: boolean): Promise<void>;
+
+  /** Writes a named restore point into the server's WAL; its position (`X/XXXXXXXX`). */
+  abstract createRestorePoint(serverId: string, name: string): Promise<string>;
 
   /**
    * Keeps a server within its limits whatever its owner set inside it: resets database-

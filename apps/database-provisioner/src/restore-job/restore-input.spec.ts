@@ -12,15 +12,19 @@ const VALID = {
 };
 
 describe('restore.json', () => {
-  it('reads a restore to the end of the backup, and one to a time', () => {
+  it('reads a restore to the end of the backup, and one to a time, a position or a restore point', () => {
     assert.deepEqual(restoreInput(VALID), VALID);
-    const recovery = {
-      segments: [
-        { name: '000000010000000000000003', url: 'https://s3/w', partial: true, sizeBytes: 8 },
-      ],
-      targetTime: '2026-11-24T07:00:00.000000Z',
-    };
-    assert.deepEqual(restoreInput({ ...VALID, recovery }), { ...VALID, recovery });
+    const segments = [
+      { name: '000000010000000000000003', url: 'https://s3/w', partial: true, sizeBytes: 8 },
+    ];
+    for (const target of [
+      { time: '2026-11-24T07:00:00.000000Z' },
+      { lsn: '0/3000148' },
+      { restorePoint: 'before-migration' },
+    ]) {
+      const recovery = { segments, target };
+      assert.deepEqual(restoreInput({ ...VALID, recovery }), { ...VALID, recovery });
+    }
   });
 
   it('names the field that is wrong and never quotes a value', () => {
@@ -28,13 +32,19 @@ describe('restore.json', () => {
       [{ ...VALID, password: '' }, /^password is missing$/],
       [{ ...VALID, archive: { ...VALID.archive, sha256: 'secret-sig' } }, /archive.sha256/],
       [{ ...VALID, archive: 'secret-sig' }, /^archive is not an object$/],
-      [{ ...VALID, recovery: { segments: [], targetTime: 'secret-pw' } }, /recovery.targetTime/],
+      [{ ...VALID, recovery: { segments: [], target: { time: 'secret-pw' } } }, /target.time/],
+      [{ ...VALID, recovery: { segments: [], target: { lsn: 'secret-pw' } } }, /target.lsn/],
+      [{ ...VALID, recovery: { segments: [], target: { other: 'secret' } } }, /target.other/],
+      [
+        { ...VALID, recovery: { segments: [], target: { lsn: '0/1', time: 'secret' } } },
+        /more or less than one/,
+      ],
       [
         {
           ...VALID,
           recovery: {
             segments: [{ name: 'x', url: 'secret-sig' }],
-            targetTime: '2026-01-01T00:00:00Z',
+            target: { time: '2026-01-01T00:00:00Z' },
           },
         },
         /recovery.segments\[0\].sizeBytes/,

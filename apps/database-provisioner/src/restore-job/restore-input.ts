@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RestoreSpec } from '../drivers/database-driver.js';
+import { LSN_PATTERN } from '@pgcloud/contracts';
+import type { RecoveryTarget, RestoreSpec } from '../drivers/database-driver.js';
 
 /** restore.json: a driver's RestoreSpec less the server, the signal and the progress. */
 export type RestoreInput = Omit<RestoreSpec, 'serverId' | 'signal' | 'progress'>;
@@ -46,8 +47,7 @@ export function restoreInput(value: unknown): RestoreInput {
   };
   if (spec['recovery'] === undefined || spec['recovery'] === null) return input;
   const recovery = record(spec['recovery'], 'recovery');
-  const targetTime = text(recovery['targetTime'], 'recovery.targetTime');
-  if (Number.isNaN(Date.parse(targetTime))) throw new Error('recovery.targetTime is not a time');
+  const target = recoveryTarget(record(recovery['target'], 'recovery.target'));
   if (!Array.isArray(recovery['segments'])) throw new Error('recovery.segments is not a list');
   const segments = (recovery['segments'] as unknown[]).map((item, i) => {
     const where = `recovery.segments[${i}]`;
@@ -64,7 +64,26 @@ export function restoreInput(value: unknown): RestoreInput {
       sizeBytes,
     };
   });
-  return { ...input, recovery: { segments, targetTime } };
+  return { ...input, recovery: { segments, target } };
+}
+
+/** Exactly one of a time, a WAL position or a restore point's name. */
+function recoveryTarget(target: Record<string, unknown>): RecoveryTarget {
+  const kinds = Object.keys(target);
+  if (kinds.length !== 1) throw new Error('recovery.target names more or less than one target');
+  if ('time' in target) {
+    const time = text(target['time'], 'recovery.target.time');
+    if (Number.isNaN(Date.parse(time))) throw new Error('recovery.target.time is not a time');
+    return { time };
+  }
+  if ('lsn' in target) {
+    const lsn = text(target['lsn'], 'recovery.target.lsn');
+    if (!LSN_PATTERN.test(lsn)) throw new Error('recovery.target.lsn is not a WAL position');
+    return { lsn };
+  }
+  if ('restorePoint' in target)
+    return { restorePoint: text(target['restorePoint'], 'recovery.target.restorePoint') };
+  throw new Error(`recovery.target.${kinds[0]} is not a target`);
 }
 
 function record(value: unknown, what: string): Record<string, unknown> {

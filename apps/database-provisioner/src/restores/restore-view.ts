@@ -19,6 +19,8 @@ export function toRestore(record: RestoreEntity): Restore {
   };
   if (record.backupId) restore.backup_id = record.backupId;
   if (record.targetTime) restore.target_time = record.targetTime;
+  if (record.targetLsn) restore.target_lsn = record.targetLsn;
+  if (record.targetRestorePoint) restore.target_restore_point = record.targetRestorePoint;
   if (record.targetDatabase) restore.target_database = record.targetDatabase;
   if (record.walFilesApplied !== null) restore.wal_files_applied = record.walFilesApplied;
   if (record.status === 'completed' && record.completedAt)

@@ -33,6 +33,14 @@ export class RestoreEntity {
   @Column({ name: 'target_time', type: 'text', nullable: true })
   targetTime: string | null;
 
+  /** PITR: or the WAL position it stops after, as `X/XXXXXXXX`. */
+  @Column({ name: 'target_lsn', type: 'text', nullable: true })
+  targetLsn: string | null;
+
+  /** PITR: or the restore point it stops at. */
+  @Column({ name: 'target_restore_point', type: 'text', nullable: true })
+  targetRestorePoint: string | null;
+
   @Column({ type: 'text' })
   status: RestoreStatus;
 

@@ -91,6 +91,8 @@ export class World {
       kind: into ? 'pitr' : 'backup',
       backupId: into ? null : 'bkp_1',
       targetTime: into ? TARGET_TIME : null,
+      targetLsn: null,
+      targetRestorePoint: null,
       status,
       walFilesApplied: null,
       phase: 'queued',

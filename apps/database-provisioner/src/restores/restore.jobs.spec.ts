@@ -69,7 +69,7 @@ describe('RestoreJobs', () => {
     ]);
     assert.equal(world.built?.archivedDatabaseName, 'app_db_1');
     assert.equal(world.built?.databaseName, 'app_db_2');
-    assert.equal(world.built?.recovery?.targetTime, TARGET_TIME);
+    assert.deepEqual(world.built?.recovery?.target, { time: TARGET_TIME });
     assert.equal(world.built?.recovery?.segments[0]?.sizeBytes, 9);
     assert.equal(world.restores.get('rst_1')?.walFilesApplied, 7);
     assert.equal(world.databases.get('db_2')?.status, 'running');

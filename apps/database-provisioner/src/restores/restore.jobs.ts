@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { RequestContext, RestorePlan } from '@pgcloud/contracts';
+import type { PitrTargetFields, RequestContext, RestorePlan } from '@pgcloud/contracts';
 import { BACKUP_PATTERNS, DomainError, PITR_PATTERNS, RESTORE_EVENTS } from '@pgcloud/contracts';
 import type { FailedJob, Job, JobFailure } from '@pgcloud/jobs';
 import { JobRunner, PermanentJobError, enqueue, holdJob, runNow } from '@pgcloud/jobs';
@@ -17,7 +17,12 @@ import { SecretBox } from '../credentials/secret-box.js';
 import { openCredentials } from '../credentials/sealed-credentials.js';
 import { CredentialsEntity, DatabaseEntity } from '../databases/database.entity.js';
 import { DatabaseJobs } from '../databases/database.jobs.js';
-import type { RestoreOutcome, RestoreSpec } from '../drivers/database-driver.js';
+import type {
+  RecoveryTarget,
+  RestoreOutcome,
+  RestoreRecovery,
+  RestoreSpec,
+} from '../drivers/database-driver.js';
 import { CorruptArchiveError, DatabaseDriver } from '../drivers/database-driver.js';
 import { RestoreEntity } from './restore.entity.js';
 import { RestoreTimer } from './restore.metrics.js';
@@ -230,19 +235,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         serverId,
         restoreId: restore.id,
         archive: { url: plan.base_backup_url, sha256: plan.base_backup_sha256 },
-        ...(plan.wal_segments && plan.target_time
-          ? {
-              recovery: {
-                segments: plan.wal_segments.map((w) => ({
-                  name: w.name,
-                  url: w.url,
-                  partial: w.partial,
-                  sizeBytes: w.size_bytes,
-                })),
-                targetTime: plan.target_time,
-              },
-            }
-          : {}),
+        ...recoveryOf(plan),
         archivedDatabaseName: source.name,
         databaseName: target.name,
         password,
@@ -299,7 +292,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         return restore.kind === 'pitr'
           ? await this.rpc.call(PITR_PATTERNS.restorePlan, ctx, {
               database_id: restore.databaseId,
-              target_time: restore.targetTime ?? '',
+              ...pitrTarget(restore),
             })
           : await this.rpc.call(BACKUP_PATTERNS.restorePlan, ctx, {
               backup_id: restore.backupId ?? '',
@@ -408,4 +401,30 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       return false;
     }
   }
+}
+
+/** What a PITR restore's record says it stops at, as pitr-worker is asked for its plan. */
+function pitrTarget(restore: RestoreEntity): PitrTargetFields {
+  if (restore.targetLsn) return { target_lsn: restore.targetLsn };
+  if (restore.targetRestorePoint) return { target_restore_point: restore.targetRestorePoint };
+  return { target_time: restore.targetTime ?? '' };
+}
+
+/** A PITR plan's replay: its segments, up to its target; none for a backup's plan. */
+function recoveryOf(plan: RestorePlan): { recovery?: RestoreRecovery } {
+  const target: RecoveryTarget | undefined = plan.target_lsn
+    ? { lsn: plan.target_lsn }
+    : plan.target_restore_point
+      ? { restorePoint: plan.target_restore_point }
+      : plan.target_time
+        ? { time: plan.target_time }
+        : undefined;
+  if (!plan.wal_segments || !target) return {};
+  const segments = plan.wal_segments.map((w) => ({
+    name: w.name,
+    url: w.url,
+    partial: w.partial,
+    sizeBytes: w.size_bytes,
+  }));
+  return { recovery: { segments, target } };
 }

@@ -46,6 +46,8 @@ export class RestoresService {
       kind: request.kind,
       backupId: request.backup_id ?? null,
       targetTime: request.target_time ?? null,
+      targetLsn: request.target_lsn ?? null,
+      targetRestorePoint: request.target_restore_point ?? null,
       targetDatabase: request.target_database ?? null,
       status: 'pending',
     };

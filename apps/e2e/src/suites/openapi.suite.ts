@@ -49,6 +49,8 @@ export const CLOUD_ROUTES: readonly CloudRoute[] = [
   ['post', '/projects/{project_id}/databases/{name}/pitr/restore', 'bearer', 201],
   ['get', '/projects/{project_id}/databases/{name}/pitr/restores', 'bearer', 200],
   ['get', '/projects/{project_id}/databases/{name}/pitr/restores/{restore_id}', 'bearer', 200],
+  ['post', '/projects/{project_id}/databases/{name}/pitr/restore-points', 'bearer', 201],
+  ['get', '/projects/{project_id}/databases/{name}/pitr/restore-points', 'bearer', 200],
   ['get', '/ca.pem', 'page', 200],
   ['get', '/device', 'page', 200],
   ['post', '/device', 'page', 200],

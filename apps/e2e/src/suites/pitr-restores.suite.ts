@@ -7,6 +7,7 @@ import type {
   PitrConfig,
   Project,
   Restore,
+  RestorePoint,
 } from '@pgcloud/contracts';
 import { fromMicros } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
@@ -37,15 +38,18 @@ describe('PITR restores: exactly what was committed up to the target', () => {
   let copies = 0;
   const path = () => `/projects/${project.id}/databases/drill`;
 
-  /** Restores into a new database and answers the markers it holds. */
+  /**
+   * Restores into a new database and answers the markers it holds: to a time, or to the
+   * target a body gives (target_lsn, target_restore_point).
+   */
   const restoreCopy = async (
-    targetTime: string,
+    target: string | Record<string, string>,
   ): Promise<{ restore: Restore; markers: number[] }> => {
     copies++;
     const name = `drill-copy-${copies}`;
     const created = expectData<CreatedPitrRestore>(
       await owner.api.post(`${path()}/pitr/restore`, {
-        target_time: targetTime,
+        ...(typeof target === 'string' ? { target_time: target } : target),
         target_database: name,
       }),
       201,
@@ -60,6 +64,8 @@ describe('PITR restores: exactly what was committed up to the target', () => {
     assert.ok(restore.progress.wal_files_total >= 1, 'the plan had WAL to replay');
     assert.ok(restore.progress.wal_files_done >= (restore.wal_files_applied ?? 0));
     assert.equal(restore.target_time, created.target_time);
+    assert.equal(restore.target_lsn, created.target_lsn);
+    assert.equal(restore.target_restore_point, created.target_restore_point);
     assert.ok((restore.wal_files_applied ?? 0) >= 1, 'segments were replayed');
     const copy = expectData<ConnectionDetails>(
       await owner.api.get(`/projects/${project.id}/databases/${name}/url`),
@@ -191,6 +197,73 @@ describe('PITR restores: exactly what was committed up to the target', () => {
     assert.ok(all.restores.some((r) => r.id === one.id));
   });
 
+  /**
+   * Commits marker `first`, makes a restore point, commits `first + 1`, reads the WAL
+   * position, commits `first + 2`, and waits until the archive holds them all.
+   */
+  const pointAndPosition = async (
+    first: number,
+    pointName: string,
+  ): Promise<{ point: RestorePoint; lsn: string }> => {
+    await insertMarkers(connection.connection_string, first, first, 0);
+    const point = expectData<RestorePoint>(
+      await owner.api.post(`${path()}/pitr/restore-points`, { name: pointName }),
+      201,
+    );
+    assert.equal(point.name, pointName);
+    assert.match(point.lsn, /^[0-9A-F]+\/[0-9A-F]+$/);
+    await insertMarkers(connection.connection_string, first + 1, first + 1, 0);
+    const lsn = await psql(connection.connection_string, 'SELECT pg_current_wal_insert_lsn()');
+    const after = await insertMarkers(connection.connection_string, first + 2, first + 2, 0);
+    const last = after.at(-1)?.committed.micros ?? 0n;
+    await eventuallyDefined('the window covers the markers', async () => {
+      const window = await recoveryWindow(owner.api, `${path()}/pitr`);
+      return window.to && BigInt(Date.parse(window.to)) * 1000n >= last ? window : undefined;
+    });
+    return { point, lsn };
+  };
+
+  it('restores to a restore point and to a WAL position: the marker just before, not the one after', async () => {
+    const { point, lsn } = await pointAndPosition(41, 'before-42');
+    const toPoint = await restoreCopy({ target_restore_point: 'before-42' });
+    assert.deepEqual(toPoint.markers, [...upTo(MARKERS), 41]);
+    assert.equal(toPoint.restore.target_restore_point, 'before-42');
+    const toLsn = await restoreCopy({ target_lsn: lsn });
+    assert.deepEqual(toLsn.markers, [...upTo(MARKERS), 41, 42]);
+    assert.equal(toLsn.restore.target_lsn, lsn);
+    const listed = expectData<{ restore_points: RestorePoint[] }>(
+      await owner.api.get(`${path()}/pitr/restore-points`),
+      200,
+    );
+    assert.deepEqual(listed.restore_points, [point]);
+
+    expectError(
+      await owner.api.post(`${path()}/pitr/restore-points`, { name: 'before-42' }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    for (const body of [{}, { name: 'Bad Name' }, { name: 'x', extra: 1 }])
+      expectError(
+        await owner.api.post(`${path()}/pitr/restore-points`, body),
+        400,
+        'VALIDATION_ERROR',
+      );
+    for (const body of [
+      { target_lsn: lsn, target_time: 'latest' },
+      { target_lsn: lsn, target_restore_point: 'before-42' },
+      { target_lsn: 'G/0' },
+      { target_lsn: '0-1' },
+      { target_restore_point: 'Bad Name' },
+    ])
+      expectError(await owner.api.post(`${path()}/pitr/restore`, body), 400, 'VALIDATION_ERROR');
+    for (const body of [
+      { target_lsn: '0/0' },
+      { target_lsn: 'FFFFFFFF/0' },
+      { target_restore_point: 'no-such-point' },
+    ])
+      expectError(await owner.api.post(`${path()}/pitr/restore`, body), 422, 'TARGET_TIME_INVALID');
+  });
+
   it('restores in place exactly, then the window starts anew and a restore into it is exact too', async () => {
     const k = 20;
     const [at, next] = [markers[k - 1], markers[k]];
@@ -287,6 +360,19 @@ describe('PITR restores: exactly what was committed up to the target', () => {
     assert.equal(database.name, 'drill');
   });
 
+  it('restores to restore points and WAL positions on the new timeline, whose archive starts with none', async () => {
+    const fresh = expectData<{ restore_points: RestorePoint[] }>(
+      await owner.api.get(`${path()}/pitr/restore-points`),
+      200,
+    );
+    assert.deepEqual(fresh.restore_points, [], "the old archive's points are not offered");
+    const { lsn } = await pointAndPosition(211, 'before-212');
+    const earlier = [...upTo(20), ...upTo(204, 201)];
+    const toPoint = await restoreCopy({ target_restore_point: 'before-212' });
+    assert.deepEqual(toPoint.markers, [...earlier, 211]);
+    assert.deepEqual((await restoreCopy({ target_lsn: lsn })).markers, [...earlier, 211, 212]);
+  });
+
   it('restores `latest` in place: everything committed before the request, the last commit just before', async () => {
     // The server is put on hold as the restore is accepted: what it committed until then,
     // up to the moment before, must all come back.
@@ -301,6 +387,7 @@ describe('PITR restores: exactly what was committed up to the target', () => {
     assert.deepEqual(await markersIn(connection.connection_string), [
       ...upTo(20),
       ...upTo(204, 201),
+      ...upTo(213, 211),
       301,
     ]);
   });

@@ -1,5 +1,7 @@
 import { Controller } from '@nestjs/common';
+import type { PitrTargetFields } from '@pgcloud/contracts';
 import {
+  RestorePointRequest,
   DatabaseIdRef,
   DatabaseIdsRequest,
   DatabaseRef,
@@ -12,6 +14,7 @@ import {
 } from '@pgcloud/contracts';
 import { Handles, MessageBody, MessageCtx } from '@pgcloud/messaging';
 import { PitrRestores } from '../restores/pitr-restores.service.js';
+import { RestorePoints } from '../restores/restore-points.service.js';
 import { PitrService } from './pitr.service.js';
 
 /** Message handlers of pitr-worker. */
@@ -20,6 +23,7 @@ export class PitrController {
   constructor(
     private readonly pitr: PitrService,
     private readonly restores: PitrRestores,
+    private readonly restorePoints: RestorePoints,
   ) {}
 
   @Handles(PITR_PATTERNS.config)
@@ -63,17 +67,24 @@ export class PitrController {
   @Handles(PITR_PATTERNS.restore)
   restore(@MessageCtx() ctx: RequestContext, @MessageBody() body: PitrRestoreRequest) {
     return this.restores.restore(ctx, databaseRefOf(body), {
-      target_time: body.target_time,
+      ...targetOf(body),
       ...(body.target_database == null ? {} : { target_database: body.target_database }),
     });
   }
 
   @Handles(PITR_PATTERNS.restorePlan)
   restorePlan(@MessageCtx() ctx: RequestContext, @MessageBody() body: PitrPlanRequest) {
-    return this.restores.plan(ctx, {
-      database_id: body.database_id,
-      target_time: body.target_time,
-    });
+    return this.restores.plan(ctx, { database_id: body.database_id, ...targetOf(body) });
+  }
+
+  @Handles(PITR_PATTERNS.createRestorePoint)
+  createRestorePoint(@MessageCtx() ctx: RequestContext, @MessageBody() body: RestorePointRequest) {
+    return this.restorePoints.create(ctx, databaseRefOf(body), body.point_name);
+  }
+
+  @Handles(PITR_PATTERNS.restorePoints)
+  restorePointList(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
+    return this.restorePoints.list(ctx, databaseRefOf(body));
   }
 
   @Handles(PITR_PATTERNS.pauseForRestore)
@@ -85,6 +96,13 @@ export class PitrController {
   backupsInUse(@MessageBody() body: DatabaseIdsRequest) {
     return this.pitr.backupsInUse(body.database_ids);
   }
+}
+
+/** The one target a message names (validation let exactly one through). */
+function targetOf(body: PitrTargetFields): PitrTargetFields {
+  if (body.target_lsn != null) return { target_lsn: body.target_lsn };
+  if (body.target_restore_point != null) return { target_restore_point: body.target_restore_point };
+  return { target_time: body.target_time ?? '' };
 }
 
 /** The database a message names, and nothing else it carries. */

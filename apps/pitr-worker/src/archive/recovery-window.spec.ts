@@ -63,7 +63,12 @@ describe('recovery window', () => {
   });
 
   it('is empty until the archive reaches the end of the base backup', () => {
-    const base = { id: 'bkp_a', startLsn: 1n, completedAt: new Date('2026-11-22T10:00:00Z') };
+    const base = {
+      id: 'bkp_a',
+      startLsn: 1n,
+      endLsn: 2n,
+      completedAt: new Date('2026-11-22T10:00:00Z'),
+    };
     assert.equal(recoveryWindow(base, new Date('2026-11-22T09:59:59Z'), null).from, null);
     assert.equal(recoveryWindow(undefined, new Date(), null).to, null);
     assert.deepEqual(recoveryWindow(base, new Date('2026-11-22T10:00:05Z'), null), {

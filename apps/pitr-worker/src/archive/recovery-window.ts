@@ -5,6 +5,8 @@ import { parseLsn } from '@pgcloud/postgres';
 export interface BaseBackup {
   id: string;
   startLsn: bigint;
+  /** Where replay of it becomes consistent: no target before it can be reached from it. */
+  endLsn: bigint | null;
   completedAt: Date;
 }
 
@@ -32,7 +34,14 @@ export function baseBackupsOf(
       b.timeline === archive.timeline &&
       Date.parse(b.created_at) >= archive.startedAt.getTime() &&
       parseLsn(b.start_lsn) >= archive.startLsn
-        ? [{ id: b.id, startLsn: parseLsn(b.start_lsn), completedAt: new Date(b.completed_at) }]
+        ? [
+            {
+              id: b.id,
+              startLsn: parseLsn(b.start_lsn),
+              endLsn: b.end_lsn === null ? null : parseLsn(b.end_lsn),
+              completedAt: new Date(b.completed_at),
+            },
+          ]
         : [],
     )
     .sort((a, b) => a.completedAt.getTime() - b.completedAt.getTime());

@@ -6,21 +6,23 @@ import type {
   DatabaseRef,
   PitrPlanRequest,
   PitrRestoreDto,
+  PitrTargetFields,
   RequestContext,
   RestorePlan,
 } from '@pgcloud/contracts';
 import { DomainError, fromMicros, microsOf, parseTargetTime } from '@pgcloud/contracts';
 import type { EntityManager } from 'typeorm';
-import { segmentName, segmentOf, segmentStart } from '@pgcloud/postgres';
+import { formatLsn, parseLsn, segmentName, segmentOf, segmentStart } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ArchiveEntity } from '../archive/archive.entity.js';
 import { ArchiveRepository } from '../archive/archive.repository.js';
 import { PitrService } from '../archive/pitr.service.js';
 import type { BaseBackup } from '../archive/recovery-window.js';
-import { baseBackupsOf } from '../archive/recovery-window.js';
+import { baseBackupsOf, windowBase } from '../archive/recovery-window.js';
 import { SegmentRepository } from '../archive/segment.repository.js';
 import { partialKey } from '../archive/wal-keys.js';
+import { RestorePoints } from './restore-points.service.js';
 
 // Links in a plan are used at once by the attempt that asked for it; a retry asks anew.
 const LINK_SECONDS = 3600;
@@ -48,6 +50,7 @@ export class PitrRestores {
     private readonly segments: SegmentRepository,
     private readonly pitr: PitrService,
     private readonly store: ObjectStore,
+    private readonly restorePoints: RestorePoints,
   ) {}
 
   async restore(
@@ -57,6 +60,8 @@ export class PitrRestores {
   ): Promise<CreatedPitrRestore> {
     const acceptedAt = new Date();
     const archive = await this.pitr.enabledArchive(ctx, ref);
+    if (request.target_time === undefined)
+      return this.restoreToPosition(ctx, ref, archive, request);
     const latest = request.target_time === 'latest';
     const target = latest ? fromMicros(microsOf(acceptedAt)) : parseTargetTime(request.target_time);
     if (!target)
@@ -82,9 +87,11 @@ export class PitrRestores {
     // not stream from a held server: what was committed up to `latest` must be in the
     // archive before then.
     if (latest && request.target_database === undefined)
-      await this.caughtUp(archive.databaseId, target.micros, latestWaitMs(ctx)).catch((err) => {
-        throw isStillBehind(err) ? archiveBehind() : err;
-      });
+      await this.caughtUp(archive.databaseId, coveredAt(target.micros), latestWaitMs(ctx)).catch(
+        (err) => {
+          throw isStillBehind(err) ? archiveBehind() : err;
+        },
+      );
     // The base backup it replays from stays, with the WAL after it, while it runs (an
     // older hold still in force stays too). Held before the provisioner accepts, so no
     // sweep in between takes it; a refused request's hold only lapses later.
@@ -108,24 +115,67 @@ export class PitrRestores {
     return { ...created, target_time: target.iso };
   }
 
-  /** For the provisioner, at each attempt: fresh links to the base backup and the WAL. */
-  async plan(ctx: RequestContext, request: PitrPlanRequest): Promise<RestorePlan> {
-    const target = parseTargetTime(String(request.target_time));
-    if (!target) throw new DomainError('VALIDATION_ERROR', 'target_time is malformed.');
-    const archive = await this.caughtUp(
-      String(request.database_id),
-      target.micros,
-      CATCH_UP_WAIT_MS,
-    );
-    if (archive.startLsn === null || archive.timeline === null) throw notEnabled();
-    const base = (await this.basesOf(ctx, archive))
-      .filter((b) => microsOf(b.completedAt) <= target.micros)
-      .at(-1);
-    if (!base)
+  /**
+   * A restore to a WAL position or a restore point: within the window's positions, from
+   * the end of its first base backup to what the archive holds. A restore point the archive
+   * has not reached yet (just made) is waited for as `latest` is.
+   */
+  private async restoreToPosition(
+    ctx: RequestContext,
+    ref: DatabaseRef,
+    archive: ArchiveEntity,
+    request: PitrRestoreDto,
+  ): Promise<CreatedPitrRestore> {
+    const point = request.target_restore_point;
+    const lsn =
+      point === undefined
+        ? parseLsn(request.target_lsn ?? '')
+        : (await this.restorePoints.find(archive, point)).lsn;
+    const bases = await this.basesOf(ctx, archive);
+    const from = windowBase(bases, this.pitr.retentionCutoff(archive))?.endLsn ?? null;
+    if (point !== undefined && from !== null && lsn >= from)
+      await this.caughtUp(archive.databaseId, archivedPast(lsn), latestWaitMs(ctx)).catch((err) => {
+        throw isStillBehind(err) ? archiveBehind() : err;
+      });
+    const to = (await this.archives.findEnabled(archive.databaseId))?.archivedLsn ?? null;
+    if (from === null || to === null || lsn < from || lsn > to)
       throw new DomainError(
         'TARGET_TIME_INVALID',
-        'No base backup of the archive ends before the target.',
+        from === null || to === null
+          ? 'The recovery window is not open yet: the first base backup is still being taken.'
+          : `${point === undefined ? 'target_lsn' : `Restore point ${point}`} must lie within ` +
+              `the recovery window's WAL positions, ${formatLsn(from)} to ${formatLsn(to)}.`,
       );
+    const base = bases.filter((b) => b.endLsn !== null && b.endLsn <= lsn).at(-1);
+    if (base)
+      await this.archives.holdForRestore(
+        archive.databaseId,
+        base.completedAt,
+        new Date(Date.now() + HOLD_MS),
+      );
+    const target =
+      point === undefined ? { target_lsn: formatLsn(lsn) } : { target_restore_point: point };
+    const created = await this.rpc.call(RESTORE_PATTERNS.create, ctx, {
+      project_id: ref.project_id,
+      name: ref.name,
+      kind: 'pitr',
+      ...target,
+      ...(request.target_database === undefined
+        ? {}
+        : { target_database: request.target_database }),
+    });
+    this.logger.log(
+      `PITR restore ${created.restore_id} of ${archive.databaseId} to ${formatLsn(lsn)}`,
+    );
+    return { ...created, ...target };
+  }
+
+  /** For the provisioner, at each attempt: fresh links to the base backup and the WAL. */
+  async plan(ctx: RequestContext, request: PitrPlanRequest): Promise<RestorePlan> {
+    const databaseId = String(request.database_id);
+    const found = await this.planBase(ctx, databaseId, request);
+    const { archive, base, target } = found;
+    if (archive.startLsn === null || archive.timeline === null) throw notEnabled();
     const backup = await this.rpc.call(BACKUP_PATTERNS.restorePlan, ctx, { backup_id: base.id });
     const segments = await this.segments.onTimeline(archive.databaseId, archive.timeline);
     let next = segmentOf(base.startLsn);
@@ -158,7 +208,50 @@ export class PitrRestores {
       const size = Number(archived - segmentStart(next));
       wal.push({ name, url: await this.link(key), partial: true, size_bytes: size });
     }
-    return { ...backup, wal_segments: wal, target_time: target.iso };
+    return { ...backup, wal_segments: wal, ...target };
+  }
+
+  /**
+   * The archive once it reaches the target, the base backup replay starts from (the newest
+   * that ends before the target), and the target as the plan names it.
+   */
+  private async planBase(
+    ctx: RequestContext,
+    databaseId: string,
+    request: PitrPlanRequest,
+  ): Promise<{ archive: ArchiveEntity; base: BaseBackup; target: PitrTargetFields }> {
+    let archive: ArchiveEntity;
+    let base: BaseBackup | undefined;
+    let target: PitrTargetFields;
+    if (request.target_time !== undefined) {
+      const time = parseTargetTime(request.target_time);
+      if (!time) throw new DomainError('VALIDATION_ERROR', 'target_time is malformed.');
+      archive = await this.caughtUp(databaseId, coveredAt(time.micros), CATCH_UP_WAIT_MS);
+      base = (await this.basesOf(ctx, archive))
+        .filter((b) => microsOf(b.completedAt) <= time.micros)
+        .at(-1);
+      target = { target_time: time.iso };
+    } else {
+      const point = request.target_restore_point;
+      const enabled = await this.archives.findEnabled(databaseId);
+      if (!enabled) throw notEnabled();
+      const lsn =
+        point === undefined
+          ? parseLsn(request.target_lsn ?? '')
+          : (await this.restorePoints.find(enabled, point)).lsn;
+      archive = await this.caughtUp(databaseId, archivedPast(lsn), CATCH_UP_WAIT_MS);
+      base = (await this.basesOf(ctx, archive))
+        .filter((b) => b.endLsn !== null && b.endLsn <= lsn)
+        .at(-1);
+      target =
+        point === undefined ? { target_lsn: formatLsn(lsn) } : { target_restore_point: point };
+    }
+    if (!base)
+      throw new DomainError(
+        'TARGET_TIME_INVALID',
+        'No base backup of the archive ends before the target.',
+      );
+    return { archive, base, target };
   }
 
   /** An in-place restore begins: the receiver stops (its replica sees it within a second). */
@@ -177,19 +270,19 @@ export class PitrRestores {
   }
 
   /**
-   * The archive once its window reaches the target, waiting `waitMs` at most;
-   * OPERATION_IN_PROGRESS while it does not.
+   * The archive once it has `reached` the target, waiting `waitMs` at most;
+   * OPERATION_IN_PROGRESS while it has not.
    */
   private async caughtUp(
     databaseId: string,
-    targetMicros: bigint,
+    reached: (archive: ArchiveEntity) => boolean,
     waitMs: number,
   ): Promise<ArchiveEntity> {
     const deadline = Date.now() + waitMs;
     for (;;) {
       const archive = await this.archives.findEnabled(databaseId);
       if (!archive) throw notEnabled();
-      if (archive.windowTo && microsOf(archive.windowTo) >= targetMicros) return archive;
+      if (reached(archive)) return archive;
       if (Date.now() > deadline)
         throw new DomainError(
           'OPERATION_IN_PROGRESS',
@@ -215,6 +308,16 @@ export class PitrRestores {
   private link(key: string): Promise<string> {
     return this.store.presignedGet(key, { expiresInSeconds: LINK_SECONDS });
   }
+}
+
+/** The archive's window reaches a moment. */
+function coveredAt(micros: bigint): (archive: ArchiveEntity) => boolean {
+  return (archive) => archive.windowTo !== null && microsOf(archive.windowTo) >= micros;
+}
+
+/** The archive holds the WAL up to a position. */
+function archivedPast(lsn: bigint): (archive: ArchiveEntity) => boolean {
+  return (archive) => archive.archivedLsn !== null && archive.archivedLsn >= lsn;
 }
 
 function latestWaitMs(ctx: RequestContext, now: number = Date.now()): number {

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import { type Client, type Options as Options2, type TDataShape, urlSearchParamsBodySerializer } from './client/index.js';
-import type { AnswerDevicePageData, AnswerDevicePageErrors, AnswerDevicePageResponses, CreateBackupData, CreateBackupErrors, CreateBackupResponses, CreateDatabaseData, CreateDatabaseErrors, CreateDatabaseResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, DeleteBackupData, DeleteBackupErrors, DeleteBackupResponses, DeleteDatabaseData, DeleteDatabaseErrors, DeleteDatabaseResponses, DeleteProjectData, DeleteProjectErrors, DeleteProjectResponses, DisablePitrData, DisablePitrErrors, DisablePitrResponses, EnablePitrData, EnablePitrErrors, EnablePitrResponses, GetBackupData, GetBackupDownloadData, GetBackupDownloadErrors, GetBackupDownloadResponses, GetBackupErrors, GetBackupResponses, GetCaCertificateData, GetCaCertificateResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetDatabaseData, GetDatabaseErrors, GetDatabaseResponses, GetDatabaseUrlData, GetDatabaseUrlErrors, GetDatabaseUrlResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetPitrConfigData, GetPitrConfigErrors, GetPitrConfigResponses, GetPitrRestoreData, GetPitrRestoreErrors, GetPitrRestoreResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetReceiverStatusData, GetReceiverStatusErrors, GetReceiverStatusResponses, GetRecoveryWindowData, GetRecoveryWindowErrors, GetRecoveryWindowResponses, GetRestoreData, GetRestoreErrors, GetRestoreResponses, ListBackupsData, ListBackupsErrors, ListBackupsResponses, ListDatabasesData, ListDatabasesErrors, ListDatabasesResponses, ListPitrRestoresData, ListPitrRestoresErrors, ListPitrRestoresResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListRegionsData, ListRegionsErrors, ListRegionsResponses, ListRestoresData, ListRestoresErrors, ListRestoresResponses, ListWalSegmentsData, ListWalSegmentsErrors, ListWalSegmentsResponses, LogoutData, LogoutErrors, LogoutResponses, PollDeviceTokenData, PollDeviceTokenErrors, PollDeviceTokenResponses, RestartReceiverData, RestartReceiverErrors, RestartReceiverResponses, RestoreBackupData, RestoreBackupErrors, RestoreBackupResponses, RestorePitrData, RestorePitrErrors, RestorePitrResponses, ShowDevicePageData, ShowDevicePageErrors, ShowDevicePageResponses, StartDeviceFlowData, StartDeviceFlowErrors, StartDeviceFlowResponses } from './types.gen.js';
+import type { AnswerDevicePageData, AnswerDevicePageErrors, AnswerDevicePageResponses, CreateBackupData, CreateBackupErrors, CreateBackupResponses, CreateDatabaseData, CreateDatabaseErrors, CreateDatabaseResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateRestorePointData, CreateRestorePointErrors, CreateRestorePointResponses, DeleteBackupData, DeleteBackupErrors, DeleteBackupResponses, DeleteDatabaseData, DeleteDatabaseErrors, DeleteDatabaseResponses, DeleteProjectData, DeleteProjectErrors, DeleteProjectResponses, DisablePitrData, DisablePitrErrors, DisablePitrResponses, EnablePitrData, EnablePitrErrors, EnablePitrResponses, GetBackupData, GetBackupDownloadData, GetBackupDownloadErrors, GetBackupDownloadResponses, GetBackupErrors, GetBackupResponses, GetCaCertificateData, GetCaCertificateResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetDatabaseData, GetDatabaseErrors, GetDatabaseResponses, GetDatabaseUrlData, GetDatabaseUrlErrors, GetDatabaseUrlResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetPitrConfigData, GetPitrConfigErrors, GetPitrConfigResponses, GetPitrRestoreData, GetPitrRestoreErrors, GetPitrRestoreResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetReceiverStatusData, GetReceiverStatusErrors, GetReceiverStatusResponses, GetRecoveryWindowData, GetRecoveryWindowErrors, GetRecoveryWindowResponses, GetRestoreData, GetRestoreErrors, GetRestoreResponses, ListBackupsData, ListBackupsErrors, ListBackupsResponses, ListDatabasesData, ListDatabasesErrors, ListDatabasesResponses, ListPitrRestoresData, ListPitrRestoresErrors, ListPitrRestoresResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListRegionsData, ListRegionsErrors, ListRegionsResponses, ListRestorePointsData, ListRestorePointsErrors, ListRestorePointsResponses, ListRestoresData, ListRestoresErrors, ListRestoresResponses, ListWalSegmentsData, ListWalSegmentsErrors, ListWalSegmentsResponses, LogoutData, LogoutErrors, LogoutResponses, PollDeviceTokenData, PollDeviceTokenErrors, PollDeviceTokenResponses, RestartReceiverData, RestartReceiverErrors, RestartReceiverResponses, RestoreBackupData, RestoreBackupErrors, RestoreBackupResponses, RestorePitrData, RestorePitrErrors, RestorePitrResponses, ShowDevicePageData, ShowDevicePageErrors, ShowDevicePageResponses, StartDeviceFlowData, StartDeviceFlowErrors, StartDeviceFlowResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -239,11 +239,35 @@ export const restartReceiver = <ThrowOnError extends boolean = false>(options: O
 /**
  * Restore to a point in time
  *
- * Every transaction committed at or before target_time (ISO 8601, up to microseconds; or `latest`, the moment the request is accepted) and none after. In place by default, as a backup restore; with `target_database`, into a new database of the project.
+ * Exactly one target: every transaction committed at or before target_time (ISO 8601, up to microseconds; or `latest`, the moment the request is accepted) and none after; or everything through the record at target_lsn; or up to the restore point target_restore_point. In place by default, as a backup restore; with `target_database`, into a new database of the project.
  */
 export const restorePitr = <ThrowOnError extends boolean = false>(options: Options<RestorePitrData, ThrowOnError>) => (options.client ?? client).post<RestorePitrResponses, RestorePitrErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/projects/{project_id}/databases/{name}/pitr/restore',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List the restore points of the current archive, oldest first
+ */
+export const listRestorePoints = <ThrowOnError extends boolean = false>(options: Options<ListRestorePointsData, ThrowOnError>) => (options.client ?? client).get<ListRestorePointsResponses, ListRestorePointsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/databases/{name}/pitr/restore-points',
+    ...options
+});
+
+/**
+ * Name the current WAL position
+ *
+ * The server writes a restore point into its WAL; a PITR restore can then stop exactly there (`target_restore_point`). Names are unique in the archive and follow the database name rules.
+ */
+export const createRestorePoint = <ThrowOnError extends boolean = false>(options: Options<CreateRestorePointData, ThrowOnError>) => (options.client ?? client).post<CreateRestorePointResponses, CreateRestorePointErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/databases/{name}/pitr/restore-points',
     ...options,
     headers: {
         'Content-Type': 'application/json',

@@ -210,9 +210,17 @@ export type Restore = {
      */
     backup_id?: string;
     /**
-     * PITR restores.
+     * PITR restores to a time.
      */
     target_time?: string;
+    /**
+     * PITR restores to a WAL position.
+     */
+    target_lsn?: string;
+    /**
+     * PITR restores to a restore point.
+     */
+    target_restore_point?: string;
     /**
      * The new database it restored into, when not in place.
      */
@@ -361,9 +369,17 @@ export type WalReceiverStatus = {
 export type CreatedPitrRestore = {
     restore_id: string;
     /**
-     * The target, to the microsecond; for `latest`, the moment the request was accepted.
+     * A time target, to the microsecond; for `latest`, the moment the request was accepted.
      */
-    target_time: string;
+    target_time?: string;
+    /**
+     * A WAL position target.
+     */
+    target_lsn?: string;
+    /**
+     * A restore point target.
+     */
+    target_restore_point?: string;
     status: 'pending' | 'running' | 'completed' | 'failed';
     started_at: string;
     /**
@@ -376,11 +392,42 @@ export type PitrRestoreDto = {
     /**
      * The moment to restore to, inclusive (ISO 8601, up to microseconds), or `latest`: the moment the request is accepted.
      */
-    target_time: string;
+    target_time?: string;
+    /**
+     * A WAL position (`X/XXXXXXXX`) to restore to, inclusive, within the recovery window.
+     */
+    target_lsn?: string;
+    /**
+     * The name of a restore point of the current archive (POST pitr/restore-points).
+     */
+    target_restore_point?: string;
     /**
      * Restore into a new database of this name instead of in place.
      */
     target_database?: string;
+};
+
+export type RestorePoint = {
+    name: string;
+    /**
+     * Where its record ends in the WAL, as PostgreSQL prints positions.
+     */
+    lsn: string;
+    created_at: string;
+};
+
+export type CreateRestorePointDto = {
+    /**
+     * Unique in the archive; the rules of database names.
+     */
+    name: string;
+};
+
+export type RestorePointList = {
+    /**
+     * The current archive's, oldest first.
+     */
+    restore_points: Array<RestorePoint>;
 };
 
 export type Health = {
@@ -1665,6 +1712,126 @@ export type RestorePitrResponses = {
 };
 
 export type RestorePitrResponse = RestorePitrResponses[keyof RestorePitrResponses];
+
+export type ListRestorePointsData = {
+    body?: never;
+    path: {
+        name: string;
+        project_id: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/databases/{name}/pitr/restore-points';
+};
+
+export type ListRestorePointsErrors = {
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `DATABASE_NOT_FOUND`: no such database, or owned by another account.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `PITR_NOT_ENABLED`: the route needs PITR enabled.
+     */
+    409: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListRestorePointsError = ListRestorePointsErrors[keyof ListRestorePointsErrors];
+
+export type ListRestorePointsResponses = {
+    /**
+     * Its restore points.
+     */
+    200: {
+        success: true;
+        data: RestorePointList;
+    };
+};
+
+export type ListRestorePointsResponse = ListRestorePointsResponses[keyof ListRestorePointsResponses];
+
+export type CreateRestorePointData = {
+    body: CreateRestorePointDto;
+    headers?: {
+        /**
+         * Names this request so it can be sent again safely: 1 to 255 printable ASCII characters, a new one for each new request (a UUID, say). The same key from the same account with the same method, path and body within 24 hours gives the first answer again (its status and body, success or 4xx error) with `Idempotent-Replayed: true`, and creates nothing more; with another request it is 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still being answered, 409 `OPERATION_IN_PROGRESS`. After a 5xx the key is free again.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        name: string;
+        project_id: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/databases/{name}/pitr/restore-points';
+};
+
+export type CreateRestorePointErrors = {
+    /**
+     * `VALIDATION_ERROR`: body or query parameter malformed; `details` names each field.
+     */
+    400: ErrorEnvelope;
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `DATABASE_NOT_FOUND`: no such database, or owned by another account.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `DATABASE_NOT_READY`: the operation needs the database `running`.
+     *
+     * `PITR_NOT_ENABLED`: the route needs PITR enabled.
+     *
+     * `OPERATION_IN_PROGRESS`: a restore is already under way on that database, or a request with the same `Idempotency-Key` is still being answered.
+     */
+    409: ErrorEnvelope;
+    /**
+     * `PAYLOAD_TOO_LARGE`: body over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was sent before with a different request (method, path or body).
+     */
+    422: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type CreateRestorePointError = CreateRestorePointErrors[keyof CreateRestorePointErrors];
+
+export type CreateRestorePointResponses = {
+    /**
+     * The restore point.
+     */
+    201: {
+        success: true;
+        data: RestorePoint;
+    };
+};
+
+export type CreateRestorePointResponse = CreateRestorePointResponses[keyof CreateRestorePointResponses];
 
 export type ListPitrRestoresData = {
     body?: never;

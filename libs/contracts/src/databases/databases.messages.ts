@@ -1,5 +1,5 @@
 import { IsRef, IsIdOf } from '../message-rules.js';
-import { CreateDatabaseDto } from './databases.dto.js';
+import { CreateDatabaseDto, IsDatabaseName } from './databases.dto.js';
 
 /** A project, named in a request for its databases. */
 export class ProjectRef {
@@ -23,4 +23,13 @@ export class DatabaseIdRef {
 export class CreateDatabaseRequest extends CreateDatabaseDto {
   @IsRef()
   project_id: string;
+}
+
+/**
+ * pitr.create-restore-point and databases.create-restore-point: a named WAL position of
+ * the database (its name is taken by the database's own `name`).
+ */
+export class RestorePointRequest extends DatabaseRef {
+  @IsDatabaseName()
+  point_name: string;
 }

@@ -2,6 +2,7 @@ import { EmptyDto, rpc } from '../catalogue.js';
 import type { Deleted } from '../projects/projects.types.js';
 import {
   CreateDatabaseRequest,
+  RestorePointRequest,
   DatabaseIdRef,
   DatabaseRef,
   ProjectRef,
@@ -33,6 +34,12 @@ export const DATABASE_PATTERNS = {
     'databases',
     'databases.backup-source',
     DatabaseIdRef,
+  ),
+  /** pg_create_restore_point on the database's server (pitr-worker); its LSN, `X/XXXXXXXX`. */
+  createRestorePoint: rpc<RestorePointRequest, { lsn: string }>(
+    'databases',
+    'databases.create-restore-point',
+    RestorePointRequest,
   ),
   /** Every running database, for schedules. */
   running: rpc<EmptyDto, { databases: RunningDatabase[] }>(

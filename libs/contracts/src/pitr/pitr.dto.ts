@@ -41,24 +41,65 @@ export class WalPageQueryDto {
   cursor?: string;
 }
 
-/** POST .../pitr/restore. */
+/** A WAL position as PostgreSQL prints it: `X/XXXXXXXX`, hexadecimal. */
+export const LSN_PATTERN = /^[0-9A-Fa-f]{1,8}\/[0-9A-Fa-f]{1,8}$/;
+
+/** The fields that name where a PITR restore stops; a request gives exactly one. */
+export const PITR_TARGET_FIELDS = ['target_time', 'target_lsn', 'target_restore_point'] as const;
+
+/** How many of the target fields a request gives. */
+export function targetCount(body: object): number {
+  const given = body as Record<string, unknown>;
+  return PITR_TARGET_FIELDS.filter((field) => given[field] !== undefined).length;
+}
+
+/**
+ * POST .../pitr/restore. Exactly one target (spec/decisions.md section 7): the rule sits on
+ * target_time, which is checked even when absent; the others check their own form.
+ */
 export class PitrRestoreDto {
-  @ApiProperty({
+  @ApiPropertyOptional({
     example: '2026-11-22T10:15:30.123456Z',
     description:
       'The moment to restore to, inclusive (ISO 8601, up to microseconds), or `latest`: the moment the request is accepted.',
   })
-  @IsString()
   @ValidateBy({
     name: 'isTargetTime',
     validator: {
       validate: (value: unknown) =>
-        value === 'latest' || (typeof value === 'string' && parseTargetTime(value) !== undefined),
+        value === undefined ||
+        value === 'latest' ||
+        (typeof value === 'string' && parseTargetTime(value) !== undefined),
       defaultMessage: () =>
         'target_time must be an ISO 8601 timestamp with a zone (up to microseconds), or latest',
     },
   })
-  target_time: string;
+  @ValidateBy({
+    name: 'oneTarget',
+    validator: {
+      validate: (_value: unknown, args) => targetCount(args?.object ?? {}) === 1,
+      defaultMessage: () => 'give exactly one of target_time, target_lsn and target_restore_point',
+    },
+  })
+  target_time?: string;
+
+  @ApiPropertyOptional({
+    example: '0/3000148',
+    description:
+      'A WAL position (`X/XXXXXXXX`) to restore to, inclusive, within the recovery window.',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(LSN_PATTERN, { message: 'target_lsn must be a WAL position such as 0/3000148' })
+  target_lsn?: string;
+
+  @ApiPropertyOptional({
+    example: 'before-migration',
+    description: 'The name of a restore point of the current archive (POST pitr/restore-points).',
+  })
+  @IsOptional()
+  @IsDatabaseName()
+  target_restore_point?: string;
 
   @ApiPropertyOptional({
     description: 'Restore into a new database of this name instead of in place.',
@@ -66,4 +107,14 @@ export class PitrRestoreDto {
   @IsOptional()
   @IsDatabaseName()
   target_database?: string;
+}
+
+/** POST .../pitr/restore-points. */
+export class CreateRestorePointDto {
+  @ApiProperty({
+    example: 'before-migration',
+    description: 'Unique in the archive; the rules of database names.',
+  })
+  @IsDatabaseName()
+  name: string;
 }

@@ -1,9 +1,10 @@
 import { IntersectionType } from '@nestjs/swagger';
-import { IsArray } from 'class-validator';
+import { IsArray, IsOptional, IsString, Matches } from 'class-validator';
+import { IsDatabaseName } from '../databases/databases.dto.js';
 import { DatabaseIdRef, DatabaseRef } from '../databases/databases.messages.js';
 import { IsIdOf } from '../message-rules.js';
 import { IsTargetTime } from './target-time.js';
-import { EnablePitrDto, PitrRestoreDto, WalPageQueryDto } from './pitr.dto.js';
+import { EnablePitrDto, LSN_PATTERN, PitrRestoreDto, WalPageQueryDto } from './pitr.dto.js';
 
 /** pitr.enable: the gateway's body and the database it names. */
 export class EnablePitrRequest extends IntersectionType(EnablePitrDto, DatabaseRef) {}
@@ -14,11 +15,24 @@ export class WalPageRequest extends IntersectionType(WalPageQueryDto, DatabaseRe
 /** pitr.restore: the target (and target_database) for the database it names. */
 export class PitrRestoreRequest extends IntersectionType(PitrRestoreDto, DatabaseRef) {}
 
-/** pitr.restore-plan: what the provisioner asks at each attempt of a PITR restore. */
-export class PitrPlanRequest extends DatabaseIdRef {
+/** Where a recorded PITR restore stops: one of the three, as pitr-worker resolved it. */
+export class PitrTargetFields {
+  @IsOptional()
   @IsTargetTime()
-  target_time: string;
+  target_time?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(LSN_PATTERN)
+  target_lsn?: string;
+
+  @IsOptional()
+  @IsDatabaseName()
+  target_restore_point?: string;
 }
+
+/** pitr.restore-plan: what the provisioner asks at each attempt of a PITR restore. */
+export class PitrPlanRequest extends IntersectionType(PitrTargetFields, DatabaseIdRef) {}
 
 /** pitr.backups-in-use: the databases whose kept backups are asked about. */
 export class DatabaseIdsRequest {

@@ -1,5 +1,9 @@
 import { rpc } from '../catalogue.js';
-import { DatabaseIdRef, DatabaseRef } from '../databases/databases.messages.js';
+import {
+  DatabaseIdRef,
+  DatabaseRef,
+  RestorePointRequest,
+} from '../databases/databases.messages.js';
 import type { RestorePlan } from '../restores/restores.types.js';
 import {
   DatabaseIdsRequest,
@@ -15,6 +19,8 @@ import type {
   EnabledPitr,
   PitrConfig,
   RecoveryWindow,
+  RestorePoint,
+  RestorePointList,
   WalArchivePage,
   WalReceiverStatus,
 } from './pitr.types.js';
@@ -39,6 +45,14 @@ export const PITR_PATTERNS = {
   ),
   /** Checks the target, asks the provisioner. */
   restore: rpc<PitrRestoreRequest, CreatedPitrRestore>('pitr', 'pitr.restore', PitrRestoreRequest),
+  /** A restore point of the current archive, written by the server (201). */
+  createRestorePoint: rpc<RestorePointRequest, RestorePoint>(
+    'pitr',
+    'pitr.create-restore-point',
+    RestorePointRequest,
+  ),
+  /** The current archive's restore points, oldest first. */
+  restorePoints: rpc<DatabaseRef, RestorePointList>('pitr', 'pitr.restore-points', DatabaseRef),
   /** Base backup, WAL segments and target (provisioner). */
   restorePlan: rpc<PitrPlanRequest, RestorePlan>('pitr', 'pitr.restore-plan', PitrPlanRequest),
   /** An in-place restore begins; the receiver stops (provisioner). */

@@ -73,11 +73,25 @@ export interface BackupsInUse {
   keep_from: Record<string, string>;
 }
 
-/** POST .../pitr/restore. */
+/** A named WAL position of the current archive (POST .../pitr/restore-points). */
+export interface RestorePoint {
+  name: string;
+  lsn: string;
+  created_at: string;
+}
+
+/** GET .../pitr/restore-points: the current archive's, oldest first. */
+export interface RestorePointList {
+  restore_points: RestorePoint[];
+}
+
+/** POST .../pitr/restore: the new restore and its target, exactly one of the three. */
 export interface CreatedPitrRestore {
   restore_id: string;
   /** The target as a timestamp (for `latest`, the moment the request was accepted). */
-  target_time: string;
+  target_time?: string;
+  target_lsn?: string;
+  target_restore_point?: string;
   status: string;
   started_at: string;
   target_database?: string;

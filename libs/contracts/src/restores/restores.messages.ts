@@ -1,7 +1,8 @@
-import { IsIn, IsNotIn, IsOptional, Matches } from 'class-validator';
+import { IsIn, IsNotIn, IsOptional, IsString, Matches } from 'class-validator';
 import { IsDatabaseName, RESERVED_DATABASE_NAMES } from '../databases/databases.dto.js';
 import { DatabaseRef } from '../databases/databases.messages.js';
 import { IsIdOf, IsRef } from '../message-rules.js';
+import { LSN_PATTERN } from '../pitr/pitr.dto.js';
 import { IsTargetTime } from '../pitr/target-time.js';
 import type { RestoreKind } from './restores.types.js';
 import { RESTORE_KINDS } from './restores.types.js';
@@ -19,6 +20,17 @@ export class CreateRestoreRequest extends DatabaseRef {
   @IsOptional()
   @IsTargetTime()
   target_time?: string;
+
+  /** PITR: or the WAL position to replay to. */
+  @IsOptional()
+  @IsString()
+  @Matches(LSN_PATTERN)
+  target_lsn?: string;
+
+  /** PITR: or the restore point to replay to. */
+  @IsOptional()
+  @IsDatabaseName()
+  target_restore_point?: string;
 
   @IsOptional()
   @IsDatabaseName()

@@ -32,6 +32,8 @@ export interface Restore {
   kind: RestoreKind;
   backup_id?: string;
   target_time?: string;
+  target_lsn?: string;
+  target_restore_point?: string;
   /** Set when the restore built a new database instead of replacing the source's data. */
   target_database?: string;
   status: RestoreStatus;
@@ -68,4 +70,8 @@ export interface RestorePlan {
   wal_segments?: { name: string; url: string; partial: boolean; size_bytes: number }[];
   /** PITR: replay stops after the last commit at or before it (`...ffffffZ`). */
   target_time?: string;
+  /** PITR: replay stops after the record at this WAL position. */
+  target_lsn?: string;
+  /** PITR: replay stops at this restore point. */
+  target_restore_point?: string;
 }

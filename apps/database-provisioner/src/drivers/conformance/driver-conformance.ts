@@ -248,7 +248,7 @@ export function driverConformance(name: string, start: () => Promise<Conformance
         const segments = await sources.segments(receiver);
         const built = await restoreInPlace({
           ...restoreOf(archive),
-          recovery: { segments, targetTime },
+          recovery: { segments, target: { time: targetTime } },
         });
         assert.ok(built.walFilesApplied >= 1, `${built.walFilesApplied} segments`);
         assert.deepEqual(await rows(), [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);

@@ -15,6 +15,7 @@ import type {
   ServerState,
 } from '../database-driver.js';
 import { DatabaseDriver } from '../database-driver.js';
+import { createRestorePoint } from '../restore-point.js';
 import { enforceServerLimits } from '../server-limits.js';
 import type { ClusterObject } from './cluster-object.js';
 import { buildCluster } from './cluster-object.js';
@@ -291,6 +292,14 @@ export class KubernetesDriver extends DatabaseDriver {
         }),
       { ...this.servers.waiting(), what: `server ${serverId} read-only ${value}` },
     );
+  }
+
+  async createRestorePoint(serverId: string, name: string): Promise<string> {
+    const names = await this.servers.namesOf(serverId);
+    const service = names && (await this.servers.service(names));
+    if (!names || !service) throw new Error(`server ${serverId} does not exist`);
+    const login = await this.superuserLogin(names, service);
+    return withTlsSuperuser(login, SQL_TIMEOUT_MS, (client) => createRestorePoint(client, name));
   }
 
   /** temp_file_limit is one of the Cluster's parameters; the overrides are reset by SQL. */

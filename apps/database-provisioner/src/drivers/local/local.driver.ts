@@ -25,6 +25,7 @@ import { tempFileLimitKb } from '../server-size.js';
 import { portFromConf } from './cluster-config.js';
 import { purgeSetAside, setAside } from './quarantine.js';
 import { inRecovery, isMarkedHeld, markHeld, promoteHeld, unmarkHeld } from './restore-hold.js';
+import { createRestorePoint } from '../restore-point.js';
 import { enforceServerLimits } from '../server-limits.js';
 import { buildServerFiles } from './server-files.js';
 import type { DriverPaths, ServerPaths } from './server-paths.js';
@@ -138,6 +139,11 @@ export class LocalDriver extends DatabaseDriver {
       );
       await client.query('SELECT pg_reload_conf()');
     });
+  }
+
+  async createRestorePoint(serverId: string, name: string): Promise<string> {
+    const address = await this.socketAddress(serverPaths(this.settings.dataDir, serverId));
+    return withSuperuser(address, SQL_TIMEOUT_MS, (client) => createRestorePoint(client, name));
   }
 
   async enforceLimits(

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SocketAddress } from '@pgcloud/postgres';
 import { parseLsn, segmentOf, withSuperuser } from '@pgcloud/postgres';
-import type { RestoreRecovery } from '../database-driver.js';
+import type { RecoveryTarget, RestoreRecovery } from '../database-driver.js';
 
 const PROMOTE_TIMEOUT_MS = 60 * 60_000;
 const TARGET_NOT_REACHED = 'recovery ended before configured recovery target was reached';
@@ -27,10 +27,11 @@ export interface RecoveryControl {
 
 /**
  * Recovers and promotes: to the end of the backup; or through the fetched WAL to the
- * target time, inclusive. PostgreSQL reaches a time target only on a commit after it: when
- * the archive holds none (a target after the last commit of an idle database), it stops
- * with FATAL at the end of the WAL. Every commit in that WAL is then at or before the
- * target, so recovery starts again without one and replays it all.
+ * target, inclusive. PostgreSQL reaches a time target only on a commit after it: when the
+ * archive holds none (a target after the last commit of an idle database), it stops with
+ * FATAL at the end of the WAL. Every commit in that WAL is then at or before the target,
+ * so recovery starts again without one and replays it all. The same holds for a WAL
+ * position the archive ends at: everything before it is there.
  */
 export async function recover(
   control: RecoveryControl,
@@ -49,7 +50,7 @@ export async function recover(
   try {
     await start([
       replay,
-      `-c "recovery_target_time=${postgresTime(recovery.targetTime)}"`,
+      recoveryTargetOption(recovery.target),
       '-c recovery_target_inclusive=on',
       '-c recovery_target_action=promote',
     ]);
@@ -61,6 +62,18 @@ export async function recover(
     await start([replay]);
     await waitForPromotion(address);
   }
+}
+
+/**
+ * The recovery_target_* setting for a target. A restore point's name follows the database
+ * name rules (letters, digits, `_` and `-`), so it needs no quoting inside the option.
+ */
+export function recoveryTargetOption(target: RecoveryTarget): string {
+  if ('time' in target) return `-c "recovery_target_time=${postgresTime(target.time)}"`;
+  if ('lsn' in target) return `-c recovery_target_lsn=${target.lsn}`;
+  if (!/^[a-z][a-z0-9_-]*$/.test(target.restorePoint))
+    throw new Error('a restore point name must follow the database name rules');
+  return `-c recovery_target_name=${target.restorePoint}`;
 }
 
 /** A UTC ISO 8601 time as PostgreSQL reads it: a numeric offset, not `Z`. */

@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DatabaseRef, RequestContext, RestorePoint } from '@pgcloud/contracts';
+import { DATABASE_PATTERNS, DomainError } from '@pgcloud/contracts';
+import { RpcClient } from '@pgcloud/messaging';
+import { formatLsn, parseLsn } from '@pgcloud/postgres';
+import { DataSource } from 'typeorm';
+import type { ArchiveEntity } from '../archive/archive.entity.js';
+import { PitrService } from '../archive/pitr.service.js';
+import { RestorePointEntity } from './restore-point.entity.js';
+
+/**
+ * Restore points (spec/decisions.md section 7): a name for a WAL position, written into
+ * the WAL by the database's server and kept here for the archive it belongs to. A new
+ * archive (after an in-place restore, or PITR enabled anew) starts with none.
+ */
+@Injectable()
+export class RestorePoints {
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly pitr: PitrService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async create(ctx: RequestContext, ref: DatabaseRef, name: string): Promise<RestorePoint> {
+    const archive = await this.pitr.enabledArchive(ctx, ref);
+    const { timeline, startLsn } = archive;
+    if (timeline === null || startLsn === null)
+      throw new DomainError(
+        'OPERATION_IN_PROGRESS',
+        'The WAL archive is still starting; try again in a moment.',
+      );
+    // One at a time per database: the name is checked, written by the server and recorded
+    // together, so the first point of a name in the WAL is the one recorded.
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+        `pitr.restore-points:${archive.databaseId}`,
+      ]);
+      const key = { databaseId: archive.databaseId, timeline, archiveStartLsn: startLsn, name };
+      if (await manager.existsBy(RestorePointEntity, key))
+        throw new DomainError('VALIDATION_ERROR', 'The request is not valid.', [
+          { field: 'name', message: `a restore point named ${name} exists in the archive` },
+        ]);
+      const { lsn } = await this.rpc.call(DATABASE_PATTERNS.createRestorePoint, ctx, {
+        ...ref,
+        point_name: name,
+      });
+      const saved = await manager.save(RestorePointEntity, {
+        ...key,
+        lsn: parseLsn(lsn),
+        createdAt: new Date(),
+      });
+      return toRestorePoint(saved);
+    });
+  }
+
+  async list(ctx: RequestContext, ref: DatabaseRef): Promise<{ restore_points: RestorePoint[] }> {
+    const archive = await this.pitr.enabledArchive(ctx, ref);
+    if (archive.timeline === null || archive.startLsn === null) return { restore_points: [] };
+    const points = await this.dataSource.getRepository(RestorePointEntity).find({
+      where: {
+        databaseId: archive.databaseId,
+        timeline: archive.timeline,
+        archiveStartLsn: archive.startLsn,
+      },
+      order: { lsn: 'ASC' },
+    });
+    return { restore_points: points.map(toRestorePoint) };
+  }
+
+  /** The archive's restore point of that name; TARGET_TIME_INVALID when it has none. */
+  async find(archive: ArchiveEntity, name: string): Promise<RestorePointEntity> {
+    const point =
+      archive.timeline === null || archive.startLsn === null
+        ? null
+        : await this.dataSource.getRepository(RestorePointEntity).findOneBy({
+            databaseId: archive.databaseId,
+            timeline: archive.timeline,
+            archiveStartLsn: archive.startLsn,
+            name,
+          });
+    if (!point)
+      throw new DomainError(
+        'TARGET_TIME_INVALID',
+        `The current archive has no restore point named ${name} (see GET pitr/restore-points).`,
+      );
+    return point;
+  }
+}
+
+function toRestorePoint(point: RestorePointEntity): RestorePoint {
+  return {
+    name: point.name,
+    lsn: formatLsn(point.lsn),
+    created_at: point.createdAt.toISOString(),
+  };
+}
