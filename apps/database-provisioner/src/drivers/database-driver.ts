@@ -82,6 +82,8 @@ export interface RestoreBuildProgress {
   step: (step: RestoreBuildStep) => void;
   /** The base backup's bytes downloaded so far, as they stream. */
   downloaded: (bytes: number) => void;
+  /** Point-in-time restores: the planned WAL segments replayed so far, as recovery goes. */
+  replayed?: (segments: number) => void;
 }
 
 /** The steps of building a restore, in order, as a driver times them (see buildRestore). */

@@ -77,6 +77,45 @@ describe('RestoreTracker', () => {
     );
   });
 
+  it('estimates what is left of the download and of the replay at the rates measured', async () => {
+    const { tracker, clock, writes } = tracked();
+    await tracker.totals(10_000, 20);
+    const build = tracker.build();
+    build.step('download');
+    clock.ms = 200;
+    build.downloaded(100); // too soon to measure
+    clock.ms = 1000;
+    build.downloaded(2500); // 2.5 bytes/ms: 7500 left, 3 s
+    clock.ms = 2000;
+    build.downloaded(10_000);
+    build.step('recover'); // a new phase: no rate yet
+    clock.ms = 3000;
+    build.replayed(4); // 4 segments/s: 16 left, 4 s
+    clock.ms = 4000;
+    build.replayed(25); // never shown beyond the plan's count before replay ends
+    build.step('check');
+    await tracker.flush();
+    await tracker.phase('done');
+
+    assert.deepEqual(
+      writes.map(
+        (w) => `${w.phase} ${w.bytesDone} ${w.walFilesDone}/${w.walFilesTotal} ${w.etaSeconds}`,
+      ),
+      [
+        'queued 0 0/20 null',
+        'downloading 0 0/20 null',
+        'downloading 2500 0/20 3',
+        'downloading 10000 0/20 0',
+        'replaying 10000 0/20 null',
+        'replaying 10000 4/20 4',
+        'replaying 10000 20/20 0',
+        'checking 10000 20/20 null',
+        'checking 10000 20/20 null',
+        'done 10000 20/20 0',
+      ],
+    );
+  });
+
   it('counts every planned segment through once replay ended', async () => {
     const { tracker, writes } = tracked();
     await tracker.totals(10, 5);

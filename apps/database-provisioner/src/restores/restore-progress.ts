@@ -17,17 +17,31 @@ const PHASE_OF_STEP: Record<RestoreBuildStep, RestorePhase> = {
 };
 // The bytes of a download are written this often at most (the spec asks for every 2 s).
 const WRITE_EVERY_MS = 1000;
+// A rate is measured over this long at least before an estimate is made of it.
+const MEASURE_MS = 500;
+
+/** Where the work of one phase of this attempt began: when, and how much was done then. */
+interface Measured {
+  since: number;
+  from: number;
+}
 
 /**
  * A running restore's phase and numbers, written to its record as they move on: a phase
- * at once, the bytes of a download once a second at most, one write at a time and in
- * order. Neither goes back: a retried attempt shows its phase once it passes the one
- * shown, and its bytes once they pass those counted.
+ * at once, the bytes of a download and the segments of a replay once a second at most,
+ * one write at a time and in order. Neither goes back: a retried attempt shows its phase
+ * once it passes the one shown, and its numbers once they pass those counted.
+ *
+ * `eta_seconds` is what is left of the phase under way (the download's bytes, the
+ * replay's segments) at the rate this attempt has measured in it; null until it has
+ * measured one, and in the short phases after them (checking, swapping); 0 when done.
  */
 export class RestoreTracker {
   private fields: ProgressFields;
   private written = 0;
   private writing: Promise<void> = Promise.resolve();
+  private downloading?: Measured;
+  private replaying?: Measured;
 
   constructor(
     record: RestoreEntity,
@@ -49,6 +63,8 @@ export class RestoreTracker {
   phase(phase: RestorePhase): Promise<void> {
     if (RESTORE_PHASES.indexOf(phase) > RESTORE_PHASES.indexOf(this.fields.phase))
       this.fields = { ...this.fields, phase };
+    // A new phase has no rate measured yet; the last one is over.
+    this.fields = { ...this.fields, etaSeconds: phase === 'done' ? 0 : null };
     return this.flush();
   }
 
@@ -65,14 +81,27 @@ export class RestoreTracker {
     return this.flush();
   }
 
-  /** What the driver is told: its steps as phases, its bytes written now and then. */
-  build(): RestoreBuildProgress {
+  /** What the driver is told: its steps as phases, its numbers written now and then. */
+  build(): Required<RestoreBuildProgress> {
     return {
-      step: (step) => void this.phase(PHASE_OF_STEP[step]),
-      // Written now and then, and with the next phase: the last bytes are not lost.
+      step: (step) => {
+        if (step === 'download') this.downloading = { since: this.now(), from: 0 };
+        if (step === 'recover')
+          this.replaying = { since: this.now(), from: this.fields.walFilesDone };
+        void this.phase(PHASE_OF_STEP[step]);
+      },
+      // Written now and then, and with the next phase: the last numbers are not lost.
       downloaded: (bytes) => {
         this.grow({ bytesDone: bytes });
-        if (this.now() - this.written >= WRITE_EVERY_MS) void this.flush();
+        this.estimate(this.downloading, bytes, this.fields.bytesTotal);
+        this.flushNowAndThen();
+      },
+      replayed: (segments) => {
+        // The plan's count is what is shown as done: never more than it, until replay ends.
+        const done = Math.min(segments, this.fields.walFilesTotal);
+        this.grow({ walFilesDone: done });
+        this.estimate(this.replaying, done, this.fields.walFilesTotal);
+        this.flushNowAndThen();
       },
     };
   }
@@ -87,6 +116,20 @@ export class RestoreTracker {
     this.written = this.now();
     this.writing = this.writing.then(() => this.write(fields)).then(() => undefined, this.failed);
     return this.writing;
+  }
+
+  private flushNowAndThen(): void {
+    if (this.now() - this.written >= WRITE_EVERY_MS) void this.flush();
+  }
+
+  /** The seconds left of a phase at the rate measured since it began in this attempt. */
+  private estimate(measured: Measured | undefined, done: number, total: number): void {
+    if (!measured) return;
+    const elapsedMs = this.now() - measured.since;
+    const rate = (done - measured.from) / elapsedMs;
+    if (elapsedMs < MEASURE_MS || !(rate > 0) || total <= 0) return;
+    const etaSeconds = Math.ceil(Math.max(0, total - done) / rate / 1000);
+    this.fields = { ...this.fields, etaSeconds };
   }
 
   private grow(numbers: Partial<Omit<ProgressFields, 'phase' | 'etaSeconds'>>): void {

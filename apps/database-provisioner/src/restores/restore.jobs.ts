@@ -168,7 +168,13 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         await manager.update(
           RestoreEntity,
           { id: restore.id, status: 'running' },
-          { status: 'completed', phase: 'done', completedAt: new Date(), error: null },
+          {
+            status: 'completed',
+            phase: 'done',
+            etaSeconds: 0,
+            completedAt: new Date(),
+            error: null,
+          },
         );
         await manager.update(
           DatabaseEntity,
@@ -345,7 +351,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     const moved = await manager.update(
       RestoreEntity,
       { id: restore.id, status: restore.status === 'pending' ? 'pending' : 'running' },
-      { status: 'failed', error, completedAt: new Date() },
+      { status: 'failed', error, etaSeconds: null, completedAt: new Date() },
     );
     if (moved.affected !== 1 || !source || !target) return;
     const kept = await this.undo(target, inPlace);

@@ -46,7 +46,9 @@ export async function recover(
     ]);
     return waitForPromotion(address);
   }
-  const replay = `-c "restore_command=cp ${control.walSpoolDir}/%f %p"`;
+  // Each segment the server fetches is noted: replay's progress, as the server reports it.
+  const spool = control.walSpoolDir;
+  const replay = `-c "restore_command=cp ${spool}/%f %p && echo %f >> ${replayLog(spool)}"`;
   try {
     await start([
       replay,
@@ -62,6 +64,31 @@ export async function recover(
     await start([replay]);
     await waitForPromotion(address);
   }
+}
+
+/** The file restore_command notes each WAL file the recovering server fetched in. */
+export function replayLog(walSpoolDir: string): string {
+  return join(walSpoolDir, 'replayed.log');
+}
+
+/**
+ * Tells `report` how many of the planned segments recovery has replayed, every
+ * `everyMs` until stopped: those the server fetched, less the one it is replaying.
+ */
+export function watchReplay(
+  walSpoolDir: string,
+  planned: readonly string[],
+  report: (segments: number) => void,
+  everyMs = 500,
+): () => void {
+  const names = new Set(planned);
+  const read = async () => {
+    const log = await readFile(replayLog(walSpoolDir), 'utf8').catch(() => '');
+    const fetched = new Set(log.split('\n').filter((name) => names.has(name)));
+    if (fetched.size > 0) report(fetched.size - 1);
+  };
+  const timer = setInterval(() => void read(), everyMs);
+  return () => clearInterval(timer);
 }
 
 /**

@@ -6,7 +6,7 @@ import { checkTlsLogin, chownFile, ensureOwnedDir } from '@pgcloud/postgres';
 import type { RestoreOutcome, RestoreSpec } from '../database-driver.js';
 import { downloadAndExtract } from './archive-extract.js';
 import { pgCtl } from './pg-ctl.js';
-import { backupStartLsn, recover, segmentsReplayed } from './recovery.js';
+import { backupStartLsn, recover, segmentsReplayed, watchReplay } from './recovery.js';
 import { adoptRestoredRoles } from './restored-roles.js';
 import { fetchSegments } from './wal-spool.js';
 
@@ -114,7 +114,20 @@ export async function buildRestoredData(
     pgCtl({ binDir: tools.binDir, osUser }, paths.dataDir, ['-m', mode, '-w', '-t', '120', 'stop']);
   const recoveryAt = performance.now();
   spec.progress?.step('recover');
-  await recover({ start, stop, address, ...paths }, spec.recovery);
+  const replayed = spec.progress?.replayed;
+  const stopWatching =
+    segments && replayed
+      ? watchReplay(
+          paths.walSpoolDir,
+          segments.map((s) => s.name),
+          replayed,
+        )
+      : undefined;
+  try {
+    await recover({ start, stop, address, ...paths }, spec.recovery);
+  } finally {
+    stopWatching?.();
+  }
   const checkAt = performance.now();
   spec.progress?.step('check');
   try {
