@@ -1,9 +1,10 @@
-import type { Restore } from '@pgcloud/api-client';
+import type { Restore, RestoreDryRun } from '@pgcloud/api-client';
+import { isDryRun } from '@pgcloud/api-client';
 import type { CliContext } from './context.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { renderFields } from './output.js';
 import type { ProgressState } from './progress.js';
-import { Progress, pollUntil } from './progress.js';
+import { Progress, formatBytes, pollUntil } from './progress.js';
 
 /**
  * A restore's phase and progress (spec/decisions.md section 6), read when present: an
@@ -81,14 +82,32 @@ export function showRestore(restore: Restore): string {
 }
 
 /**
- * What `restore` and `pitr restore` do once the API accepted one: print the answer and
- * `hint`, or with `--wait` read it (through `read`) until it ends.
+ * What `restore` and `pitr restore` do once the API answered: print a plan (`--dry-run`);
+ * or print the new restore and `hint`, or with `--wait` read it (through `read`) until it
+ * ends.
  */
 export async function followRestore(
   ctx: CliContext,
-  created: { restore_id: string },
+  answer: { restore_id: string } | RestoreDryRun,
   options: { wait?: boolean; hint: string; read: (restoreId: string) => Promise<Restore> },
 ): Promise<void> {
+  if (isDryRun(answer)) {
+    const { plan } = answer;
+    ctx.out.result(
+      answer,
+      () =>
+        renderFields([
+          ['base backup', `${plan.base_backup_id} (${formatBytes(plan.base_backup_size_bytes)})`],
+          ['wal files', `${plan.wal_files} (${formatBytes(plan.wal_bytes)})`],
+          ['target', plan.target_time ?? plan.target_lsn ?? plan.target_restore_point],
+          ['estimated', `${plan.estimated_seconds} s`],
+        ]),
+      () => String(plan.estimated_seconds),
+    );
+    ctx.out.note('A dry run: nothing was restored or created.');
+    return;
+  }
+  const created = answer;
   const id = created.restore_id;
   if (!options.wait) {
     ctx.out.result(

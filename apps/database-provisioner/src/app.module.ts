@@ -31,6 +31,7 @@ import { EventTables1764200000000 } from './migrations/1764200000000-event-table
 import { DeletedProjects1764300000000 } from './migrations/1764300000000-deleted-projects.js';
 import { RestoreProgress1764400000000 } from './migrations/1764400000000-restore-progress.js';
 import { RestoreTargets1764600000000 } from './migrations/1764600000000-restore-targets.js';
+import { RestoreStepSeconds1764700000000 } from './migrations/1764700000000-restore-step-seconds.js';
 import { databaseHost } from './migrations/1764500000000-database-host.js';
 import { ProjectDeletedListener } from './databases/project-deleted.listener.js';
 
@@ -62,6 +63,7 @@ export class AppModule {
             // driver came after it): served at DATABASE_HOST, whichever driver runs now.
             databaseHost(config.DATABASE_HOST),
             RestoreTargets1764600000000,
+            RestoreStepSeconds1764700000000,
           ],
         }),
         TypeOrmModule.forFeature(ENTITIES),

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Client, EnabledPitr, RecoveryWindow } from '@pgcloud/api-client';
 import {
+  createdRestore,
   enablePitr,
   getPitrRestore,
   getReceiverStatus,
@@ -61,12 +62,14 @@ export async function restoreOurs(
   targetTime: string,
   targetDatabase: string,
 ): Promise<OurRestore> {
-  const created = await unwrap(
-    restorePitr({
-      client,
-      path,
-      body: { target_time: targetTime, target_database: targetDatabase },
-    }),
+  const created = createdRestore(
+    await unwrap(
+      restorePitr({
+        client,
+        path,
+        body: { target_time: targetTime, target_database: targetDatabase },
+      }),
+    ),
   );
   const restorePath = { ...path, restore_id: created.restore_id };
   const restore = await pollUntil(

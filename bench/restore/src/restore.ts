@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { Client } from '@pgcloud/api-client';
 import {
   createBackup,
+  createdRestore,
   getBackup,
   getBackupDownload,
   getRestore,
@@ -27,8 +28,8 @@ const ROWS = Number(process.env['BENCH_ROWS'] ?? '3300000');
 
 /** Seconds of one in-place restore: from the record's start to its completion. */
 async function timeOurs(client: Client, path: DatabasePath, backupId: string): Promise<number> {
-  const created = await unwrap(
-    restoreBackup({ client, path: { ...path, backup_id: backupId }, body: {} }),
+  const created = createdRestore(
+    await unwrap(restoreBackup({ client, path: { ...path, backup_id: backupId }, body: {} })),
   );
   const restore = await pollUntil(
     () => unwrap(getRestore({ client, path: { ...path, restore_id: created.restore_id } })),

@@ -1,5 +1,6 @@
 import type { Client } from './generated/client/index.js';
 import { createClient } from './generated/client/index.js';
+import type { RestoreDryRun } from './generated/types.gen.js';
 
 /** Where the API is and who calls it. */
 export interface ApiOptions {
@@ -58,17 +59,33 @@ export interface OperationResult<T> {
   response?: Response;
 }
 
+/** The `data` an operation's successful answers carry: of each of them, when it has several. */
+export type AnswerData<R extends OperationResult<unknown>> = NonNullable<R['data']>['data'];
+
 /**
  * The `data` of a successful answer; throws ApiError for an error answer, and
  * ApiUnreachableError when no answer came.
  */
-export async function unwrap<T>(pending: Promise<OperationResult<T>>): Promise<T> {
+export async function unwrap<R extends OperationResult<unknown>>(
+  pending: Promise<R>,
+): Promise<AnswerData<R>> {
   const result = await pending;
   const response = result.response;
   if (!response)
     throw new ApiUnreachableError(result.request?.url ?? 'the API', { cause: result.error });
   if (response.ok && result.data) return result.data.data;
   throw apiErrorOf(response, result.error);
+}
+
+/** Whether a restore POST answered a plan (`?dry_run=true`) rather than a new restore. */
+export function isDryRun<T>(answer: T | RestoreDryRun): answer is RestoreDryRun {
+  return typeof answer === 'object' && answer !== null && 'plan' in answer;
+}
+
+/** A restore POST's answer without `?dry_run`: the restore it created. */
+export function createdRestore<T>(answer: T | RestoreDryRun): T {
+  if (isDryRun(answer)) throw new Error('a plan was answered where a restore was asked for');
+  return answer;
 }
 
 /** The ApiError of an answer that is not a success, whatever its body. */

@@ -30,6 +30,7 @@ export * from './restores/restores.messages.js';
 export * from './restores/restores.patterns.js';
 export * from './restores/restores.events.js';
 export * from './restores/restores.types.js';
+export * from './restores/restores.dto.js';
 export * from './pitr/pitr.messages.js';
 export * from './pitr/pitr.patterns.js';
 export * from './pitr/pitr.types.js';

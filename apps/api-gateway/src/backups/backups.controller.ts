@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type {
   Backup,
@@ -7,8 +7,10 @@ import type {
   Deleted,
   DownloadLink,
   RequestContext,
+  RestoreDryRun,
 } from '@pgcloud/contracts';
-import { BACKUP_PATTERNS, BackupRef, RestoreBackupDto } from '@pgcloud/contracts';
+import { BACKUP_PATTERNS, BackupRef, DryRunQueryDto, RestoreBackupDto } from '@pgcloud/contracts';
+import { WithStatus } from '@pgcloud/http';
 import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
 import { IDEMPOTENT_ROUTE_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
@@ -24,7 +26,7 @@ import {
   DownloadLinkModel,
 } from '../openapi/backups.models.js';
 import { DeletedModel } from '../openapi/projects.models.js';
-import { CreatedRestoreModel } from '../openapi/restores.models.js';
+import { CreatedRestoreModel, RestoreDryRunModel } from '../openapi/restores.models.js';
 
 const ApiBackupId = (): MethodDecorator =>
   ApiParam({ name: 'backup_id', type: String, example: 'bkp_k3v9x0q2m8t4b7w1c5zd' });
@@ -113,6 +115,10 @@ export class BackupsController {
       'In place: the database goes `restoring` (reads work, writes are refused), the restored data is built beside it and swapped in once checked, with the same connection details. With `target_database`: a new database of the project, `restoring` at once, with its own credentials; the source stays as it is.',
   })
   @ApiEnvelope(CreatedRestoreModel, { status: 201, description: 'The restore, pending.' })
+  @ApiEnvelope(RestoreDryRunModel, {
+    status: 200,
+    description: 'With `dry_run=true`: what the restore would do; nothing was created.',
+  })
   @ApiErrors(
     ...DATABASE_ROUTE_ERRORS,
     'VALIDATION_ERROR',
@@ -125,16 +131,20 @@ export class BackupsController {
     'PAYLOAD_TOO_LARGE',
     ...IDEMPOTENT_ROUTE_ERRORS,
   )
-  restore(
+  async restore(
     @Ctx() ctx: RequestContext,
     @Param() ref: BackupRef,
+    @Query() query: DryRunQueryDto,
     @Body() body: RestoreBackupDto,
-  ): Promise<CreatedRestore> {
-    return this.rpc.call(BACKUP_PATTERNS.restore, ctx, {
+  ): Promise<CreatedRestore | WithStatus<RestoreDryRun>> {
+    const request = {
       ...refOf(ref),
       // null is "not given", as undefined is.
       ...(body.target_database == null ? {} : { target_database: body.target_database }),
-    });
+    };
+    return query.dry_run === true
+      ? new WithStatus(200, await this.rpc.call(BACKUP_PATTERNS.planRestore, ctx, request))
+      : this.rpc.call(BACKUP_PATTERNS.restore, ctx, request);
   }
 
   @Delete(':backup_id')

@@ -14,7 +14,7 @@ import { requestFingerprint } from './request-fingerprint.js';
  * authentication and rate limits, and around validation and the handler, so a replay goes
  * through the envelope and the exception filter as the first answer did: the same status,
  * the same body, plus `Idempotent-Replayed: true`. A request without the header is
- * untouched.
+ * untouched, and so is a dry run (`?dry_run=true`): it creates nothing to repeat.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -23,7 +23,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
     const key = idempotencyKeyOf(req);
-    if (key === undefined || !req.user) return next.handle();
+    if (key === undefined || !req.user || req.query['dry_run'] === 'true') return next.handle();
     const fingerprint = requestFingerprint({
       userId: req.user.id,
       method: req.method,

@@ -3,7 +3,9 @@ import type {
   CreatedPitrRestore,
   CreatedRestore,
   Restore,
+  RestoreDryRun,
   RestoreKind,
+  RestorePlanSummary,
   RestorePhase,
   RestoreProgress,
   RestoreStatus,
@@ -159,4 +161,51 @@ export class CreatedPitrRestoreModel implements CreatedPitrRestore {
     description: 'When restoring into a new database.',
   })
   target_database?: string;
+}
+
+/** What a restore would do: POST ...restore?dry_run=true. */
+@ApiSchema({ name: 'RestorePlanSummary' })
+export class RestorePlanSummaryModel implements RestorePlanSummary {
+  @ApiProperty({ enum: ['backup', 'pitr'] })
+  kind: RestoreKind;
+
+  @ApiProperty({ example: 'bkp_k3v9x0q2m8t4b7w1c5zd', description: 'The backup it starts from.' })
+  base_backup_id: string;
+
+  @ApiProperty({ type: 'integer', example: 278921216 })
+  base_backup_size_bytes: number;
+
+  @ApiProperty({
+    type: 'integer',
+    example: 12,
+    description:
+      'WAL segments from the base backup to the target (a time target: to the end of the archive, as replay alone finds where a time stops); 0 for a backup.',
+  })
+  wal_files: number;
+
+  @ApiProperty({ type: 'integer', example: 201326592, description: 'Their bytes.' })
+  wal_bytes: number;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  target_time?: string;
+
+  @ApiPropertyOptional({ example: '0/3000148' })
+  target_lsn?: string;
+
+  @ApiPropertyOptional({ example: 'before-migration' })
+  target_restore_point?: string;
+
+  @ApiProperty({
+    type: 'integer',
+    example: 42,
+    description: "At the download and replay rates of this deployment's recent restores.",
+  })
+  estimated_seconds: number;
+}
+
+/** POST ...restore?dry_run=true. */
+@ApiSchema({ name: 'RestoreDryRun' })
+export class RestoreDryRunModel implements RestoreDryRun {
+  @ApiProperty({ type: RestorePlanSummaryModel })
+  plan: RestorePlanSummaryModel;
 }

@@ -9,6 +9,7 @@ import type {
   RequestContext,
   RestorePoint,
   RestorePointList,
+  RestoreDryRun,
   Restore,
   WalArchivePage,
   WalReceiverStatus,
@@ -16,6 +17,7 @@ import type {
 import {
   CreateRestorePointDto,
   DatabaseRef,
+  DryRunQueryDto,
   EnablePitrDto,
   PITR_PATTERNS,
   PitrRestoreDto,
@@ -23,6 +25,7 @@ import {
   RestoreRef,
   WalPageQueryDto,
 } from '@pgcloud/contracts';
+import { WithStatus } from '@pgcloud/http';
 import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
 import { IDEMPOTENT_ROUTE_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
@@ -43,6 +46,7 @@ import {
 } from '../openapi/pitr.models.js';
 import {
   CreatedPitrRestoreModel,
+  RestoreDryRunModel,
   RestoreListModel,
   RestoreModel,
 } from '../openapi/restores.models.js';
@@ -186,6 +190,10 @@ export class PitrController {
       'Exactly one target: every transaction committed at or before target_time (ISO 8601, up to microseconds; or `latest`, the moment the request is accepted) and none after; or everything through the record at target_lsn; or up to the restore point target_restore_point. In place by default, as a backup restore; with `target_database`, into a new database of the project.',
   })
   @ApiEnvelope(CreatedPitrRestoreModel, { status: 201, description: 'The restore, pending.' })
+  @ApiEnvelope(RestoreDryRunModel, {
+    status: 200,
+    description: 'With `dry_run=true`: what the restore would do; nothing was created.',
+  })
   @ApiErrors(
     ...DATABASE_ROUTE_ERRORS,
     'VALIDATION_ERROR',
@@ -198,12 +206,13 @@ export class PitrController {
     'PAYLOAD_TOO_LARGE',
     ...IDEMPOTENT_ROUTE_ERRORS,
   )
-  restore(
+  async restore(
     @Ctx() ctx: RequestContext,
     @Param() ref: DatabaseRef,
+    @Query() query: DryRunQueryDto,
     @Body() body: PitrRestoreDto,
-  ): Promise<CreatedPitrRestore> {
-    return this.rpc.call(PITR_PATTERNS.restore, ctx, {
+  ): Promise<CreatedPitrRestore | WithStatus<RestoreDryRun>> {
+    const request = {
       ...refOf(ref),
       // The one target the body gives (validation let exactly one through).
       ...(body.target_time === undefined ? {} : { target_time: body.target_time }),
@@ -212,7 +221,10 @@ export class PitrController {
         ? {}
         : { target_restore_point: body.target_restore_point }),
       ...(body.target_database == null ? {} : { target_database: body.target_database }),
-    });
+    };
+    return query.dry_run === true
+      ? new WithStatus(200, await this.rpc.call(PITR_PATTERNS.planRestore, ctx, request))
+      : this.rpc.call(PITR_PATTERNS.restore, ctx, request);
   }
 
   @Post('restore-points')

@@ -48,5 +48,6 @@ export function toArchiveBackup(record: BackupEntity): ArchiveBackup {
     timeline: record.timeline,
     created_at: record.createdAt.toISOString(),
     completed_at: record.completedAt?.toISOString() ?? null,
+    size_bytes: record.sizeBytes,
   };
 }

@@ -46,6 +46,13 @@ export class BackupsController {
     return this.backups.restore(ctx, backupRefOf(body), { target_database: body.target_database });
   }
 
+  @Handles(BACKUP_PATTERNS.planRestore)
+  planRestore(@MessageCtx() ctx: RequestContext, @MessageBody() body: BackupRestoreRequest) {
+    return this.backups.planRestore(ctx, backupRefOf(body), {
+      target_database: body.target_database,
+    });
+  }
+
   @Handles(BACKUP_PATTERNS.restorePlan)
   restorePlan(@MessageBody() body: BackupIdRef) {
     return this.backups.restorePlan(body.backup_id);

@@ -11,6 +11,8 @@ import type {
   Deleted,
   DownloadLink,
   RequestContext,
+  CreateRestoreRequest,
+  RestoreDryRun,
   RestoreOptions,
   RestorePlan,
 } from '@pgcloud/contracts';
@@ -126,15 +128,32 @@ export class BackupsService {
   ): Promise<CreatedRestore> {
     const record = await this.findOwned(ctx, ref);
     assertCompleted(record, 'restored');
-    return this.rpc.call(RESTORE_PATTERNS.create, ctx, {
-      project_id: ref.project_id,
-      name: ref.name,
-      kind: 'backup',
-      backup_id: record.id,
-      ...(options.target_database === undefined
-        ? {}
-        : { target_database: options.target_database }),
+    return this.rpc.call(RESTORE_PATTERNS.create, ctx, restoreRequest(ref, record, options));
+  }
+
+  /** A dry run of restore: the same checks (the provisioner's too), and what it would do. */
+  async planRestore(
+    ctx: RequestContext,
+    ref: BackupRef,
+    options: RestoreOptions,
+  ): Promise<RestoreDryRun> {
+    const record = await this.findOwned(ctx, ref);
+    assertCompleted(record, 'restored');
+    const { estimated_seconds } = await this.rpc.call(RESTORE_PATTERNS.check, ctx, {
+      ...restoreRequest(ref, record, options),
+      base_backup_size_bytes: record.sizeBytes,
+      wal_files: 0,
     });
+    return {
+      plan: {
+        kind: 'backup',
+        base_backup_id: record.id,
+        base_backup_size_bytes: record.sizeBytes,
+        wal_files: 0,
+        wal_bytes: 0,
+        estimated_seconds,
+      },
+    };
   }
 
   /** For the provisioner, at each restore attempt: a fresh link to the archive and its checksum. */
@@ -254,4 +273,19 @@ function assertCompleted(record: BackupEntity, verb: string): void {
       'BACKUP_NOT_READY',
       `Backup ${record.id} is ${record.status}; only a completed backup can be ${verb}.`,
     );
+}
+
+/** What the provisioner is asked to restore from a backup, for real or as a dry run. */
+function restoreRequest(
+  ref: BackupRef,
+  record: BackupEntity,
+  options: RestoreOptions,
+): CreateRestoreRequest {
+  return {
+    project_id: ref.project_id,
+    name: ref.name,
+    kind: 'backup',
+    backup_id: record.id,
+    ...(options.target_database === undefined ? {} : { target_database: options.target_database }),
+  };
 }

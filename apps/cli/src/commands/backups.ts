@@ -93,7 +93,8 @@ export function registerBackupCommands(program: Command): void {
         '--into <name>',
         'restore into this new database of the project, leaving the source as it is',
       )
-      .option('--wait', 'wait until it is completed (or failed), showing progress on stderr'),
+      .option('--wait', 'wait until it is completed (or failed), showing progress on stderr')
+      .option('--dry-run', 'show the plan and an estimate after every check; restore nothing'),
     'database',
   ).action(runs(restore));
 }
@@ -184,12 +185,13 @@ async function download(ctx: CliContext, backup_id: string): Promise<void> {
 }
 
 async function restore(ctx: CliContext, backup_id: string): Promise<void> {
-  const flags = ctx.options as { into?: string; wait?: boolean };
+  const flags = ctx.options as { into?: string; wait?: boolean; dryRun?: boolean };
   const { client, path } = await databaseScope(ctx);
   const created = await unwrap(
     restoreBackup({
       client,
       path: { ...path, backup_id },
+      ...(flags.dryRun ? { query: { dry_run: true } } : {}),
       body: flags.into ? { target_database: flags.into } : {},
     }),
   );

@@ -124,6 +124,34 @@ describe('pitr argv', () => {
     }
   });
 
+  it('restore --dry-run asks for the plan and prints it', async (t) => {
+    const plan = {
+      kind: 'pitr',
+      base_backup_id: 'bkp_aaaaaaaaaaaaaaaaaaaa',
+      base_backup_size_bytes: 4096,
+      wal_files: 3,
+      wal_bytes: 50331648,
+      target_lsn: '0/3000148',
+      estimated_seconds: 12,
+    };
+    const json = await runCli(
+      t,
+      ['pitr', 'restore', '--lsn', '0/3000148', '--dry-run', '--json', ...inShop],
+      [route('POST', '/pitr/restore', { plan })],
+    );
+    assert.equal(json.exitCode, undefined, json.stderr);
+    assert.equal(json.requests[0]?.url.searchParams.get('dry_run'), 'true');
+    assert.deepEqual(json.requests[0]?.body, { target_lsn: '0/3000148' });
+    assert.deepEqual(JSON.parse(json.stdout), { plan });
+    const table = await runCli(
+      t,
+      ['pitr', 'restore', '--lsn', '0/3000148', '--dry-run', ...inShop],
+      [route('POST', '/pitr/restore', { plan })],
+    );
+    assert.match(table.stdout, /wal files:\s+3 \(48/);
+    assert.match(table.stdout, /estimated:\s+12 s/);
+  });
+
   it('restore-point sends the name; restore-points lists them', async (t) => {
     const point = {
       name: 'before-migration',

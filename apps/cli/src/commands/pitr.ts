@@ -124,7 +124,8 @@ export function registerPitrCommands(program: Command): void {
       .option('--lsn <position>', 'or a WAL position (0/3000148), through its record')
       .option('--restore-point <name>', 'or a restore point of the archive (`pitr restore-points`)')
       .option('--into <name>', 'restore into this new database of the project, leaving the source')
-      .option('--wait', 'wait until it is completed (or failed), showing progress on stderr'),
+      .option('--wait', 'wait until it is completed (or failed), showing progress on stderr')
+      .option('--dry-run', 'show the plan and an estimate after every check; restore nothing'),
     'database',
   ).action(runs(restore));
 
@@ -325,6 +326,7 @@ async function restore(ctx: CliContext): Promise<void> {
     restorePoint?: string;
     into?: string;
     wait?: boolean;
+    dryRun?: boolean;
   };
   const target = restoreTarget(flags);
   const { client, path } = await databaseScope(ctx);
@@ -332,6 +334,7 @@ async function restore(ctx: CliContext): Promise<void> {
     restorePitr({
       client,
       path,
+      ...(flags.dryRun ? { query: { dry_run: true } } : {}),
       body: { ...target, ...(flags.into ? { target_database: flags.into } : {}) },
     }),
   );

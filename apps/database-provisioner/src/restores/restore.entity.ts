@@ -68,6 +68,14 @@ export class RestoreEntity {
   @Column({ name: 'wal_files_applied', type: 'integer', nullable: true })
   walFilesApplied: number | null;
 
+  /** Seconds the build took to download (and lay out) the base backup and the WAL. */
+  @Column({ name: 'download_seconds', type: 'double precision', nullable: true })
+  downloadSeconds: number | null;
+
+  /** Seconds recovery took, to the target and promotion. */
+  @Column({ name: 'replay_seconds', type: 'double precision', nullable: true })
+  replaySeconds: number | null;
+
   @Column({ type: 'text', nullable: true })
   error: string | null;
 

@@ -95,6 +95,8 @@ export class World {
       targetRestorePoint: null,
       status,
       walFilesApplied: null,
+      downloadSeconds: null,
+      replaySeconds: null,
       phase: 'queued',
       bytesDone: 0,
       bytesTotal: 0,

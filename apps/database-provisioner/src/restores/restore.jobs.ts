@@ -251,12 +251,16 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         progress: tracker.build(),
       });
       timer.steps(stepSeconds);
-      if (restore.kind === 'pitr') {
-        await this.dataSource
-          .getRepository(RestoreEntity)
-          .update({ id: restore.id }, { walFilesApplied });
-        await tracker.replayed(walFilesApplied);
-      }
+      // What the estimates of later dry runs are made of.
+      await this.dataSource.getRepository(RestoreEntity).update(
+        { id: restore.id },
+        {
+          downloadSeconds: stepSeconds.download,
+          replaySeconds: stepSeconds.recover,
+          ...(restore.kind === 'pitr' ? { walFilesApplied } : {}),
+        },
+      );
+      if (restore.kind === 'pitr') await tracker.replayed(walFilesApplied);
     }
     signal.throwIfAborted();
     // The swap and what follows it (the login checked in place, the old data gone).

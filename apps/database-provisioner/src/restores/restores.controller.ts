@@ -1,5 +1,6 @@
 import { Controller } from '@nestjs/common';
 import {
+  CheckRestoreRequest,
   CreateRestoreRequest,
   RESTORE_PATTERNS,
   RequestContext,
@@ -17,6 +18,11 @@ export class RestoresController {
   @Handles(RESTORE_PATTERNS.create)
   create(@MessageCtx() ctx: RequestContext, @MessageBody() body: CreateRestoreRequest) {
     return this.restores.create(ctx, body);
+  }
+
+  @Handles(RESTORE_PATTERNS.check)
+  check(@MessageCtx() ctx: RequestContext, @MessageBody() body: CheckRestoreRequest) {
+    return this.restores.check(ctx, body);
   }
 
   @Handles(RESTORE_PATTERNS.list)

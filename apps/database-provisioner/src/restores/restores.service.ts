@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type {
+  CheckRestoreRequest,
   CreateRestoreRequest,
   CreatedRestore,
   DatabaseRef,
@@ -12,11 +13,12 @@ import type {
 import { DomainError, isId, newId } from '@pgcloud/contracts';
 import { assertTimeLeft, requireUser, waitWithinDeadline } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
-import { DataSource } from 'typeorm';
+import { DataSource, IsNull, Not } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { DatabaseEntity } from '../databases/database.entity.js';
 import { DatabasesService } from '../databases/databases.service.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
+import { estimateSeconds } from './restore-estimate.js';
 import { RestoreEntity } from './restore.entity.js';
 import { RestoreJobs } from './restore.jobs.js';
 import { toRestore } from './restore-view.js';
@@ -38,6 +40,85 @@ export class RestoresService {
   ) {}
 
   async create(ctx: RequestContext, request: CreateRestoreRequest): Promise<CreatedRestore> {
+    const { id, source } = await this.record(ctx, request, false);
+    // Read before the job runs, which may move it on at once: the answer tells what was
+    // created, a pending restore.
+    const saved = await this.dataSource.getRepository(RestoreEntity).findOneByOrFail({ id });
+    if (request.target_database === undefined) {
+      // On hold before the answer: no write is accepted from now on and lost by the swap.
+      // Its job, held back meanwhile, runs once the hold is done (and holds the server
+      // again first; after a crash in between it runs when its wait is over). Should the
+      // hold outlast the time this answer has, the answer goes first: the restore was
+      // accepted, and a 503 would say it was not.
+      const warn = (what: string) => (err: unknown) => this.logger.warn(`${what}: ${String(err)}`);
+      const held = this.driver
+        .holdForRestore(source.platformServiceId)
+        .catch(warn('hold failed; the job retries it'))
+        .then(() => this.jobs.release(id))
+        .catch(warn('restore job not released; it runs once its wait is over'));
+      if (!(await waitWithinDeadline(ctx, held)))
+        this.logger.warn(`answering before the hold of ${source.id} is done`);
+    } else this.jobs.wake();
+    this.logger.log(`restore ${saved.id} of ${source.id} pending`);
+    const created: CreatedRestore = {
+      restore_id: saved.id,
+      status: 'pending',
+      started_at: saved.startedAt.toISOString(),
+    };
+    if (saved.targetDatabase) created.target_database = saved.targetDatabase;
+    return created;
+  }
+
+  /**
+   * restores.check (`?dry_run=true`): every check create makes, in the same transaction,
+   * rolled back; and how long the restore would take at this deployment's rates.
+   */
+  async check(
+    ctx: RequestContext,
+    request: CheckRestoreRequest,
+  ): Promise<{ estimated_seconds: number }> {
+    await this.record(ctx, request, true);
+    const recent = await this.dataSource.getRepository(RestoreEntity).find({
+      where: { status: 'completed', downloadSeconds: Not(IsNull()) },
+      order: { completedAt: 'DESC' },
+      take: ESTIMATE_HISTORY,
+    });
+    const history = recent.map((r) => ({
+      kind: r.kind,
+      bytesTotal: r.bytesTotal,
+      walFilesApplied: r.walFilesApplied,
+      downloadSeconds: r.downloadSeconds ?? 0,
+      replaySeconds: r.replaySeconds ?? 0,
+      totalSeconds: ((r.completedAt ?? r.startedAt).getTime() - r.startedAt.getTime()) / 1000,
+    }));
+    return {
+      estimated_seconds: estimateSeconds(history, {
+        kind: request.kind,
+        bytes: request.base_backup_size_bytes,
+        walFiles: request.wal_files,
+      }),
+    };
+  }
+
+  /**
+   * Checks a restore and writes its record and job (and its new database), in one
+   * transaction; a dry run makes the same checks and writes nothing (undefined).
+   */
+  private async record(
+    ctx: RequestContext,
+    request: CreateRestoreRequest,
+    dryRun: true,
+  ): Promise<undefined>;
+  private async record(
+    ctx: RequestContext,
+    request: CreateRestoreRequest,
+    dryRun: false,
+  ): Promise<{ id: string; source: DatabaseEntity }>;
+  private async record(
+    ctx: RequestContext,
+    request: CreateRestoreRequest,
+    dryRun: boolean,
+  ): Promise<{ id: string; source: DatabaseEntity } | undefined> {
     const ownerId = requireUser(ctx);
     const source = await this.databases.findOwned(ctx, request);
     const restore: Partial<RestoreEntity> & Pick<RestoreEntity, 'id'> = {
@@ -51,8 +132,16 @@ export class RestoresService {
       targetDatabase: request.target_database ?? null,
       status: 'pending',
     };
-    const begin = (manager: EntityManager, target?: DatabaseEntity) =>
-      this.begin(manager, source.id, { ...restore, targetDatabaseId: target?.id ?? null }, ctx);
+    const begin = async (manager: EntityManager, target?: DatabaseEntity) => {
+      await this.begin(
+        manager,
+        source.id,
+        { ...restore, targetDatabaseId: target?.id ?? null },
+        ctx,
+      );
+      // Every check passed; a dry run writes nothing of it.
+      if (dryRun) throw new DryRunPassed();
+    };
     try {
       if (request.target_database === undefined) {
         await this.dataSource.transaction((manager) => begin(manager));
@@ -72,6 +161,7 @@ export class RestoresService {
         );
       }
     } catch (err) {
+      if (err instanceof DryRunPassed) return undefined;
       if (
         isUniqueViolation(err) &&
         (err as { constraint?: string }).constraint === 'restores_one_active'
@@ -79,34 +169,7 @@ export class RestoresService {
         throw inProgress(source.name);
       throw err;
     }
-    // Read before the job runs, which may move it on at once: the answer tells what was
-    // created, a pending restore.
-    const saved = await this.dataSource
-      .getRepository(RestoreEntity)
-      .findOneByOrFail({ id: restore.id });
-    if (request.target_database === undefined) {
-      // On hold before the answer: no write is accepted from now on and lost by the swap.
-      // Its job, held back meanwhile, runs once the hold is done (and holds the server
-      // again first; after a crash in between it runs when its wait is over). Should the
-      // hold outlast the time this answer has, the answer goes first: the restore was
-      // accepted, and a 503 would say it was not.
-      const warn = (what: string) => (err: unknown) => this.logger.warn(`${what}: ${String(err)}`);
-      const held = this.driver
-        .holdForRestore(source.platformServiceId)
-        .catch(warn('hold failed; the job retries it'))
-        .then(() => this.jobs.release(restore.id))
-        .catch(warn('restore job not released; it runs once its wait is over'));
-      if (!(await waitWithinDeadline(ctx, held)))
-        this.logger.warn(`answering before the hold of ${source.id} is done`);
-    } else this.jobs.wake();
-    this.logger.log(`restore ${saved.id} of ${source.id} pending`);
-    const created: CreatedRestore = {
-      restore_id: saved.id,
-      status: 'pending',
-      started_at: saved.startedAt.toISOString(),
-    };
-    if (saved.targetDatabase) created.target_database = saved.targetDatabase;
-    return created;
+    return { id: restore.id, source };
   }
 
   /** The database's restores, newest first; of one kind only when `kind` is given. */
@@ -171,6 +234,12 @@ export class RestoresService {
     await this.jobs.enqueue(manager, restore.id, ctx.requestId, !restore.targetDatabaseId);
   }
 }
+
+/** Completed restores an estimate learns from, the newest first. */
+const ESTIMATE_HISTORY = 20;
+
+/** Thrown inside a dry run's transaction once every check passed: it rolls it back. */
+class DryRunPassed extends Error {}
 
 function inProgress(name: string): DomainError {
   return new DomainError(

@@ -7,6 +7,7 @@ import type {
   PitrConfig,
   Project,
   Restore,
+  RestoreDryRun,
   RestorePoint,
 } from '@pgcloud/contracts';
 import { fromMicros } from '@pgcloud/contracts';
@@ -197,6 +198,11 @@ describe('PITR restores: exactly what was committed up to the target', () => {
     assert.ok(all.restores.some((r) => r.id === one.id));
   });
 
+  /** The PITR restores of the drill database. */
+  const pitrRestores = async (): Promise<Restore[]> =>
+    expectData<{ restores: Restore[] }>(await owner.api.get(`${path()}/pitr/restores`), 200)
+      .restores;
+
   /**
    * Commits marker `first`, makes a restore point, commits `first + 1`, reads the WAL
    * position, commits `first + 2`, and waits until the archive holds them all.
@@ -225,12 +231,36 @@ describe('PITR restores: exactly what was committed up to the target', () => {
 
   it('restores to a restore point and to a WAL position: the marker just before, not the one after', async () => {
     const { point, lsn } = await pointAndPosition(41, 'before-42');
+    // Dry runs first: the plans, and nothing created.
+    const restoresBefore = await pitrRestores();
+    const planFor = async (target: Record<string, string>) =>
+      expectData<RestoreDryRun>(
+        await owner.api.post(`${path()}/pitr/restore?dry_run=true`, {
+          ...target,
+          target_database: 'drill-dry',
+        }),
+        200,
+      ).plan;
+    const pointPlan = await planFor({ target_restore_point: 'before-42' });
+    const lsnPlan = await planFor({ target_lsn: lsn });
+    assert.deepEqual(await pitrRestores(), restoresBefore, 'a dry run records no restore');
+    expectError(
+      await owner.api.get(`/projects/${project.id}/databases/drill-dry`),
+      404,
+      'DATABASE_NOT_FOUND',
+    );
+    assert.equal(lsnPlan.kind, 'pitr');
+    assert.equal(lsnPlan.target_lsn, lsn);
+    assert.ok(lsnPlan.wal_bytes > 0 && lsnPlan.estimated_seconds > 0);
+
     const toPoint = await restoreCopy({ target_restore_point: 'before-42' });
     assert.deepEqual(toPoint.markers, [...upTo(MARKERS), 41]);
     assert.equal(toPoint.restore.target_restore_point, 'before-42');
+    assert.equal(pointPlan.wal_files, toPoint.restore.wal_files_applied, 'the plan foresaw it');
     const toLsn = await restoreCopy({ target_lsn: lsn });
     assert.deepEqual(toLsn.markers, [...upTo(MARKERS), 41, 42]);
     assert.equal(toLsn.restore.target_lsn, lsn);
+    assert.equal(lsnPlan.wal_files, toLsn.restore.wal_files_applied, 'the plan foresaw it');
     const listed = expectData<{ restore_points: RestorePoint[] }>(
       await owner.api.get(`${path()}/pitr/restore-points`),
       200,
@@ -261,7 +291,12 @@ describe('PITR restores: exactly what was committed up to the target', () => {
       { target_lsn: 'FFFFFFFF/0' },
       { target_restore_point: 'no-such-point' },
     ])
-      expectError(await owner.api.post(`${path()}/pitr/restore`, body), 422, 'TARGET_TIME_INVALID');
+      for (const query of ['', '?dry_run=true'])
+        expectError(
+          await owner.api.post(`${path()}/pitr/restore${query}`, body),
+          422,
+          'TARGET_TIME_INVALID',
+        );
   });
 
   it('restores in place exactly, then the window starts anew and a restore into it is exact too', async () => {

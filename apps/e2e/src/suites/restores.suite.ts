@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { Readable } from 'node:stream';
 import type {
+  Backup,
   ConnectionDetails,
   CreatedBackup,
   CreatedRestore,
   Database,
   Project,
   Restore,
+  RestoreDryRun,
 } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
 import { signIn } from '@pgcloud/testing';
@@ -208,6 +210,62 @@ describe('restores: from a backup, in place and into a new database', () => {
     );
     expectError(await owner.api.get(`${databasePath}/restores/nope`), 404, 'RESTORE_NOT_FOUND');
     await waitForBackup(owner.api, `${databasePath}/backups`, created.id);
+  });
+
+  it('answers a dry run with the plan after the same checks, and creates nothing', async () => {
+    const restores = () => owner.api.get(`${databasePath}/restores`);
+    const before = expectData<{ restores: Restore[] }>(await restores(), 200).restores;
+    const backup = expectData<Backup>(
+      await owner.api.get(`${databasePath}/backups/${backupId}`),
+      200,
+    );
+    for (const body of [{}, { target_database: 'vault-dry' }]) {
+      const dry = expectData<RestoreDryRun>(
+        await owner.api.post(`${restorePath(backupId)}?dry_run=true`, body),
+        200,
+      );
+      assert.deepEqual(
+        { ...dry.plan, estimated_seconds: 0 },
+        {
+          kind: 'backup',
+          base_backup_id: backupId,
+          base_backup_size_bytes: backup.size_bytes,
+          wal_files: 0,
+          wal_bytes: 0,
+          estimated_seconds: 0,
+        },
+      );
+      assert.ok(dry.plan.estimated_seconds > 0, 'an estimate');
+    }
+    assert.deepEqual(expectData<{ restores: Restore[] }>(await restores(), 200).restores, before);
+    expectError(
+      await owner.api.get(`/projects/${project.id}/databases/vault-dry`),
+      404,
+      'DATABASE_NOT_FOUND',
+    );
+    const database = expectData<Database>(await owner.api.get(databasePath), 200);
+    assert.equal(database.status, 'running', 'an in-place dry run holds nothing');
+    await psql(
+      connection.connection_string,
+      "INSERT INTO rows (batch, payload) VALUES ('C', 'dry')",
+    );
+    await psql(connection.connection_string, "DELETE FROM rows WHERE batch = 'C'");
+    // The same checks as the restore itself.
+    expectError(
+      await owner.api.post(`${restorePath(backupId)}?dry_run=true`, { target_database: 'vault' }),
+      409,
+      'DATABASE_NAME_TAKEN',
+    );
+    expectError(
+      await owner.api.post(`${restorePath('bkp_aaaaaaaaaaaaaaaaaaaa')}?dry_run=true`),
+      404,
+      'BACKUP_NOT_FOUND',
+    );
+    expectError(
+      await owner.api.post(`${restorePath(backupId)}?dry_run=maybe`),
+      400,
+      'VALIDATION_ERROR',
+    );
   });
 
   it('ends a restore into a new database that is deleted meanwhile, and frees the source', async () => {

@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import type { PitrTargetFields } from '@pgcloud/contracts';
+import type { PitrRestoreDto, PitrTargetFields } from '@pgcloud/contracts';
 import {
   RestorePointRequest,
   DatabaseIdRef,
@@ -66,10 +66,12 @@ export class PitrController {
 
   @Handles(PITR_PATTERNS.restore)
   restore(@MessageCtx() ctx: RequestContext, @MessageBody() body: PitrRestoreRequest) {
-    return this.restores.restore(ctx, databaseRefOf(body), {
-      ...targetOf(body),
-      ...(body.target_database == null ? {} : { target_database: body.target_database }),
-    });
+    return this.restores.restore(ctx, databaseRefOf(body), restoreOf(body));
+  }
+
+  @Handles(PITR_PATTERNS.planRestore)
+  planRestore(@MessageCtx() ctx: RequestContext, @MessageBody() body: PitrRestoreRequest) {
+    return this.restores.planRestore(ctx, databaseRefOf(body), restoreOf(body));
   }
 
   @Handles(PITR_PATTERNS.restorePlan)
@@ -96,6 +98,14 @@ export class PitrController {
   backupsInUse(@MessageBody() body: DatabaseIdsRequest) {
     return this.pitr.backupsInUse(body.database_ids);
   }
+}
+
+/** A restore's target and where it goes, and nothing else the message carries. */
+function restoreOf(body: PitrRestoreRequest): PitrRestoreDto {
+  return {
+    ...targetOf(body),
+    ...(body.target_database == null ? {} : { target_database: body.target_database }),
+  };
 }
 
 /** The one target a message names (validation let exactly one through). */

@@ -17,6 +17,7 @@ const backup = (
     timeline: 1,
     created_at: completedAt,
     completed_at: completedAt,
+    size_bytes: 4096,
     ...more,
   }) satisfies ArchiveBackup;
 
@@ -67,6 +68,7 @@ describe('recovery window', () => {
       id: 'bkp_a',
       startLsn: 1n,
       endLsn: 2n,
+      sizeBytes: 4096,
       completedAt: new Date('2026-11-22T10:00:00Z'),
     };
     assert.equal(recoveryWindow(base, new Date('2026-11-22T09:59:59Z'), null).from, null);

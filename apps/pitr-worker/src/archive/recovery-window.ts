@@ -8,6 +8,7 @@ export interface BaseBackup {
   /** Where replay of it becomes consistent: no target before it can be reached from it. */
   endLsn: bigint | null;
   completedAt: Date;
+  sizeBytes: number;
 }
 
 /** Where the current archive begins: its timeline, first WAL position and time. */
@@ -40,6 +41,7 @@ export function baseBackupsOf(
               startLsn: parseLsn(b.start_lsn),
               endLsn: b.end_lsn === null ? null : parseLsn(b.end_lsn),
               completedAt: new Date(b.completed_at),
+              sizeBytes: b.size_bytes,
             },
           ]
         : [],

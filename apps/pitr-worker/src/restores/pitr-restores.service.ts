@@ -8,6 +8,8 @@ import type {
   PitrRestoreDto,
   PitrTargetFields,
   RequestContext,
+  CreateRestoreRequest,
+  RestoreDryRun,
   RestorePlan,
 } from '@pgcloud/contracts';
 import { DomainError, fromMicros, microsOf, parseTargetTime } from '@pgcloud/contracts';
@@ -58,10 +60,72 @@ export class PitrRestores {
     ref: DatabaseRef,
     request: PitrRestoreDto,
   ): Promise<CreatedPitrRestore> {
+    const { archive, base, target, stopsAt } = await this.accept(ctx, ref, request, true);
+    // The base backup it replays from stays, with the WAL after it, while it runs (an
+    // older hold still in force stays too). Held before the provisioner accepts, so no
+    // sweep in between takes it; a refused request's hold only lapses later.
+    if (base)
+      await this.archives.holdForRestore(
+        archive.databaseId,
+        base.completedAt,
+        new Date(Date.now() + HOLD_MS),
+      );
+    const created = await this.rpc.call(
+      RESTORE_PATTERNS.create,
+      ctx,
+      restoreRequest(ref, request, target),
+    );
+    this.logger.log(`PITR restore ${created.restore_id} of ${archive.databaseId} to ${stopsAt}`);
+    return { ...created, ...target };
+  }
+
+  /**
+   * `?dry_run=true`: the checks of restore (the provisioner's too, with nothing written),
+   * the base backup it would replay from and the WAL segments from its start to the one the
+   * target lies in (for a time, which only replay finds: to the end of the archive).
+   */
+  async planRestore(
+    ctx: RequestContext,
+    ref: DatabaseRef,
+    request: PitrRestoreDto,
+  ): Promise<RestoreDryRun> {
+    const { archive, base, target, stopLsn } = await this.accept(ctx, ref, request, false);
+    if (!base) throw noBaseBefore();
+    const wal = await this.walBetween(archive, base.startLsn, stopLsn ?? archive.archivedLsn);
+    const { estimated_seconds } = await this.rpc.call(RESTORE_PATTERNS.check, ctx, {
+      ...restoreRequest(ref, request, target),
+      base_backup_size_bytes: base.sizeBytes,
+      wal_files: wal.files,
+    });
+    return {
+      plan: {
+        kind: 'pitr',
+        base_backup_id: base.id,
+        base_backup_size_bytes: base.sizeBytes,
+        wal_files: wal.files,
+        wal_bytes: wal.bytes,
+        ...target,
+        estimated_seconds,
+      },
+    };
+  }
+
+  /**
+   * A request's target checked against the recovery window, and the base backup replay
+   * would start from: the newest that ends before the target. `waitForArchive`: a target
+   * the server has passed but the archive not yet (`latest` in place, a restore point just
+   * made) is waited for, as a restore must; a dry run does not wait.
+   */
+  private async accept(
+    ctx: RequestContext,
+    ref: DatabaseRef,
+    request: PitrRestoreDto,
+    waitForArchive: boolean,
+  ): Promise<AcceptedTarget> {
     const acceptedAt = new Date();
     const archive = await this.pitr.enabledArchive(ctx, ref);
     if (request.target_time === undefined)
-      return this.restoreToPosition(ctx, ref, archive, request);
+      return this.acceptPosition(ctx, archive, request, waitForArchive);
     const latest = request.target_time === 'latest';
     const target = latest ? fromMicros(microsOf(acceptedAt)) : parseTargetTime(request.target_time);
     if (!target)
@@ -70,11 +134,7 @@ export class PitrRestores {
       ]);
     const bases = await this.basesOf(ctx, archive);
     const window = this.pitr.windowOn(archive, bases);
-    if (!window.from || !window.to)
-      throw new DomainError(
-        'TARGET_TIME_INVALID',
-        'The recovery window is not open yet: the first base backup is still being taken.',
-      );
+    if (!window.from || !window.to) throw windowNotOpen();
     const outside =
       target.micros < microsOf(new Date(window.from)) ||
       (!latest && target.micros > microsOf(new Date(window.to)));
@@ -86,46 +146,30 @@ export class PitrRestores {
     // In place, the provisioner puts the server on hold as it accepts, and the receiver does
     // not stream from a held server: what was committed up to `latest` must be in the
     // archive before then.
-    if (latest && request.target_database === undefined)
+    if (waitForArchive && latest && request.target_database === undefined)
       await this.caughtUp(archive.databaseId, coveredAt(target.micros), latestWaitMs(ctx)).catch(
         (err) => {
           throw isStillBehind(err) ? archiveBehind() : err;
         },
       );
-    // The base backup it replays from stays, with the WAL after it, while it runs (an
-    // older hold still in force stays too). Held before the provisioner accepts, so no
-    // sweep in between takes it; a refused request's hold only lapses later.
-    const base = bases.filter((b) => microsOf(b.completedAt) <= target.micros).at(-1);
-    if (base)
-      await this.archives.holdForRestore(
-        archive.databaseId,
-        base.completedAt,
-        new Date(Date.now() + HOLD_MS),
-      );
-    const created = await this.rpc.call(RESTORE_PATTERNS.create, ctx, {
-      project_id: ref.project_id,
-      name: ref.name,
-      kind: 'pitr',
-      target_time: target.iso,
-      ...(request.target_database === undefined
-        ? {}
-        : { target_database: request.target_database }),
-    });
-    this.logger.log(`PITR restore ${created.restore_id} of ${archive.databaseId} to ${target.iso}`);
-    return { ...created, target_time: target.iso };
+    return {
+      archive,
+      base: bases.filter((b) => microsOf(b.completedAt) <= target.micros).at(-1),
+      target: { target_time: target.iso },
+      stopsAt: target.iso,
+    };
   }
 
   /**
-   * A restore to a WAL position or a restore point: within the window's positions, from
-   * the end of its first base backup to what the archive holds. A restore point the archive
-   * has not reached yet (just made) is waited for as `latest` is.
+   * A WAL position or a restore point: within the window's positions, from the end of its
+   * base backup to what the archive holds.
    */
-  private async restoreToPosition(
+  private async acceptPosition(
     ctx: RequestContext,
-    ref: DatabaseRef,
     archive: ArchiveEntity,
     request: PitrRestoreDto,
-  ): Promise<CreatedPitrRestore> {
+    waitForArchive: boolean,
+  ): Promise<AcceptedTarget> {
     const point = request.target_restore_point;
     const lsn =
       point === undefined
@@ -133,41 +177,47 @@ export class PitrRestores {
         : (await this.restorePoints.find(archive, point)).lsn;
     const bases = await this.basesOf(ctx, archive);
     const from = windowBase(bases, this.pitr.retentionCutoff(archive))?.endLsn ?? null;
-    if (point !== undefined && from !== null && lsn >= from)
+    if (waitForArchive && point !== undefined && from !== null && lsn >= from)
       await this.caughtUp(archive.databaseId, archivedPast(lsn), latestWaitMs(ctx)).catch((err) => {
         throw isStillBehind(err) ? archiveBehind() : err;
       });
-    const to = (await this.archives.findEnabled(archive.databaseId))?.archivedLsn ?? null;
-    if (from === null || to === null || lsn < from || lsn > to)
+    const current = (await this.archives.findEnabled(archive.databaseId)) ?? archive;
+    const to = current.archivedLsn;
+    if (from === null || to === null) throw windowNotOpen();
+    if (lsn < from || lsn > to)
       throw new DomainError(
         'TARGET_TIME_INVALID',
-        from === null || to === null
-          ? 'The recovery window is not open yet: the first base backup is still being taken.'
-          : `${point === undefined ? 'target_lsn' : `Restore point ${point}`} must lie within ` +
-              `the recovery window's WAL positions, ${formatLsn(from)} to ${formatLsn(to)}.`,
+        `${point === undefined ? 'target_lsn' : `Restore point ${point}`} must lie within ` +
+          `the recovery window's WAL positions, ${formatLsn(from)} to ${formatLsn(to)}.`,
       );
-    const base = bases.filter((b) => b.endLsn !== null && b.endLsn <= lsn).at(-1);
-    if (base)
-      await this.archives.holdForRestore(
-        archive.databaseId,
-        base.completedAt,
-        new Date(Date.now() + HOLD_MS),
-      );
-    const target =
-      point === undefined ? { target_lsn: formatLsn(lsn) } : { target_restore_point: point };
-    const created = await this.rpc.call(RESTORE_PATTERNS.create, ctx, {
-      project_id: ref.project_id,
-      name: ref.name,
-      kind: 'pitr',
-      ...target,
-      ...(request.target_database === undefined
-        ? {}
-        : { target_database: request.target_database }),
-    });
-    this.logger.log(
-      `PITR restore ${created.restore_id} of ${archive.databaseId} to ${formatLsn(lsn)}`,
+    return {
+      archive: current,
+      base: bases.filter((b) => b.endLsn !== null && b.endLsn <= lsn).at(-1),
+      target:
+        point === undefined ? { target_lsn: formatLsn(lsn) } : { target_restore_point: point },
+      stopLsn: lsn,
+      stopsAt: formatLsn(lsn),
+    };
+  }
+
+  /**
+   * The archive's segments from the one holding `from` to the one holding `to`: how many,
+   * and their bytes (of the segment still being written, what is archived of it).
+   */
+  private async walBetween(
+    archive: ArchiveEntity,
+    from: bigint,
+    to: bigint | null,
+  ): Promise<{ files: number; bytes: number }> {
+    if (archive.timeline === null || to === null || to < from) return { files: 0, bytes: 0 };
+    const [first, last] = [segmentOf(from), segmentOf(to)];
+    const completed = (await this.segments.onTimeline(archive.databaseId, archive.timeline)).filter(
+      (segment) => segment.segno >= first && segment.segno <= last,
     );
-    return { ...created, ...target };
+    let bytes = completed.reduce((sum, segment) => sum + segment.sizeBytes, 0);
+    if (!completed.some((segment) => segment.segno === last))
+      bytes += Number(to - segmentStart(last));
+    return { files: Number(last - first) + 1, bytes };
   }
 
   /** For the provisioner, at each attempt: fresh links to the base backup and the WAL. */
@@ -246,11 +296,7 @@ export class PitrRestores {
       target =
         point === undefined ? { target_lsn: formatLsn(lsn) } : { target_restore_point: point };
     }
-    if (!base)
-      throw new DomainError(
-        'TARGET_TIME_INVALID',
-        'No base backup of the archive ends before the target.',
-      );
+    if (!base) throw noBaseBefore();
     return { archive, base, target };
   }
 
@@ -318,6 +364,46 @@ function coveredAt(micros: bigint): (archive: ArchiveEntity) => boolean {
 /** The archive holds the WAL up to a position. */
 function archivedPast(lsn: bigint): (archive: ArchiveEntity) => boolean {
   return (archive) => archive.archivedLsn !== null && archive.archivedLsn >= lsn;
+}
+
+/** What accept() found: the archive, the base backup, the target as recorded. */
+interface AcceptedTarget {
+  archive: ArchiveEntity;
+  base: BaseBackup | undefined;
+  target: PitrTargetFields;
+  /** Where replay stops, when that is known before it runs: a position, a restore point. */
+  stopLsn?: bigint;
+  /** The target, for the log. */
+  stopsAt: string;
+}
+
+/** What the provisioner is asked to restore to, for real or as a dry run. */
+function restoreRequest(
+  ref: DatabaseRef,
+  request: PitrRestoreDto,
+  target: PitrTargetFields,
+): CreateRestoreRequest {
+  return {
+    project_id: ref.project_id,
+    name: ref.name,
+    kind: 'pitr',
+    ...target,
+    ...(request.target_database === undefined ? {} : { target_database: request.target_database }),
+  };
+}
+
+function windowNotOpen(): DomainError {
+  return new DomainError(
+    'TARGET_TIME_INVALID',
+    'The recovery window is not open yet: the first base backup is still being taken.',
+  );
+}
+
+function noBaseBefore(): DomainError {
+  return new DomainError(
+    'TARGET_TIME_INVALID',
+    'No base backup of the archive ends before the target.',
+  );
 }
 
 function latestWaitMs(ctx: RequestContext, now: number = Date.now()): number {

@@ -52,6 +52,7 @@ function base(id: string, segno: bigint, completedAt: Date): ArchiveBackup {
     timeline: 2,
     created_at: completedAt.toISOString(),
     completed_at: completedAt.toISOString(),
+    size_bytes: 4096,
   };
 }
 

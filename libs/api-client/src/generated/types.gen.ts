@@ -165,6 +165,34 @@ export type DownloadLink = {
     expires_at: string;
 };
 
+export type RestorePlanSummary = {
+    kind: 'backup' | 'pitr';
+    /**
+     * The backup it starts from.
+     */
+    base_backup_id: string;
+    base_backup_size_bytes: number;
+    /**
+     * WAL segments from the base backup to the target (a time target: to the end of the archive, as replay alone finds where a time stops); 0 for a backup.
+     */
+    wal_files: number;
+    /**
+     * Their bytes.
+     */
+    wal_bytes: number;
+    target_time?: string;
+    target_lsn?: string;
+    target_restore_point?: string;
+    /**
+     * At the download and replay rates of this deployment's recent restores.
+     */
+    estimated_seconds: number;
+};
+
+export type RestoreDryRun = {
+    plan: RestorePlanSummary;
+};
+
 export type CreatedRestore = {
     restore_id: string;
     status: 'pending' | 'running' | 'completed' | 'failed';
@@ -1105,7 +1133,12 @@ export type RestoreBackupData = {
         name: string;
         project_id: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Answer 200 with the plan (base backup, WAL, target, an estimate) after every check the restore would pass, and create nothing.
+         */
+        dry_run?: boolean;
+    };
     url: '/projects/{project_id}/databases/{name}/backups/{backup_id}/restore';
 };
 
@@ -1161,6 +1194,13 @@ export type RestoreBackupErrors = {
 export type RestoreBackupError = RestoreBackupErrors[keyof RestoreBackupErrors];
 
 export type RestoreBackupResponses = {
+    /**
+     * With `dry_run=true`: what the restore would do; nothing was created.
+     */
+    200: {
+        success: true;
+        data: RestoreDryRun;
+    };
     /**
      * The restore, pending.
      */
@@ -1646,7 +1686,12 @@ export type RestorePitrData = {
         name: string;
         project_id: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Answer 200 with the plan (base backup, WAL, target, an estimate) after every check the restore would pass, and create nothing.
+         */
+        dry_run?: boolean;
+    };
     url: '/projects/{project_id}/databases/{name}/pitr/restore';
 };
 
@@ -1702,6 +1747,13 @@ export type RestorePitrErrors = {
 export type RestorePitrError = RestorePitrErrors[keyof RestorePitrErrors];
 
 export type RestorePitrResponses = {
+    /**
+     * With `dry_run=true`: what the restore would do; nothing was created.
+     */
+    200: {
+        success: true;
+        data: RestoreDryRun;
+    };
     /**
      * The restore, pending.
      */

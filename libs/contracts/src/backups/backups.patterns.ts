@@ -1,7 +1,7 @@
 import { rpc } from '../catalogue.js';
 import { DatabaseIdRef, DatabaseRef } from '../databases/databases.messages.js';
 import type { Deleted } from '../projects/projects.types.js';
-import type { CreatedRestore, RestorePlan } from '../restores/restores.types.js';
+import type { CreatedRestore, RestoreDryRun, RestorePlan } from '../restores/restores.types.js';
 import { BackupIdRef, BackupRef, BackupRestoreRequest } from './backups.messages.js';
 import type { ArchiveBackup, Backup, CreatedBackup, DownloadLink } from './backups.types.js';
 
@@ -28,6 +28,12 @@ export const BACKUP_PATTERNS = {
   restore: rpc<BackupRestoreRequest, CreatedRestore>(
     'backups',
     'backups.restore',
+    BackupRestoreRequest,
+  ),
+  /** The same checks as restore, and what it would do; nothing is created. */
+  planRestore: rpc<BackupRestoreRequest, RestoreDryRun>(
+    'backups',
+    'backups.plan-restore',
     BackupRestoreRequest,
   ),
   /** A fresh download link for a completed backup (provisioner). */

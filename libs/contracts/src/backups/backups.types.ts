@@ -51,4 +51,6 @@ export interface ArchiveBackup {
   timeline: number | null;
   created_at: string;
   completed_at: string | null;
+  /** Of the archive object; 0 until completed. */
+  size_bytes: number;
 }

@@ -4,7 +4,7 @@ import {
   DatabaseRef,
   RestorePointRequest,
 } from '../databases/databases.messages.js';
-import type { RestorePlan } from '../restores/restores.types.js';
+import type { RestoreDryRun, RestorePlan } from '../restores/restores.types.js';
 import {
   DatabaseIdsRequest,
   EnablePitrRequest,
@@ -53,6 +53,12 @@ export const PITR_PATTERNS = {
   ),
   /** The current archive's restore points, oldest first. */
   restorePoints: rpc<DatabaseRef, RestorePointList>('pitr', 'pitr.restore-points', DatabaseRef),
+  /** The same checks as restore, and what it would do; nothing is created. */
+  planRestore: rpc<PitrRestoreRequest, RestoreDryRun>(
+    'pitr',
+    'pitr.plan-restore',
+    PitrRestoreRequest,
+  ),
   /** Base backup, WAL segments and target (provisioner). */
   restorePlan: rpc<PitrPlanRequest, RestorePlan>('pitr', 'pitr.restore-plan', PitrPlanRequest),
   /** An in-place restore begins; the receiver stops (provisioner). */

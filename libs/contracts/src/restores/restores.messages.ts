@@ -1,4 +1,4 @@
-import { IsIn, IsNotIn, IsOptional, IsString, Matches } from 'class-validator';
+import { IsIn, IsInt, IsNotIn, IsOptional, IsString, Matches, Min } from 'class-validator';
 import { IsDatabaseName, RESERVED_DATABASE_NAMES } from '../databases/databases.dto.js';
 import { DatabaseRef } from '../databases/databases.messages.js';
 import { IsIdOf, IsRef } from '../message-rules.js';
@@ -37,6 +37,20 @@ export class CreateRestoreRequest extends DatabaseRef {
   @Matches(/^(?!pg_)/, { message: 'name must not start with pg_ (reserved by PostgreSQL)' })
   @IsNotIn(RESERVED_DATABASE_NAMES, { message: 'name is reserved' })
   target_database?: string;
+}
+
+/**
+ * restores.check: every check restores.create makes, and nothing written (a dry run);
+ * with the plan's size, for an estimate of the time it would take.
+ */
+export class CheckRestoreRequest extends CreateRestoreRequest {
+  @IsInt()
+  @Min(0)
+  base_backup_size_bytes: number;
+
+  @IsInt()
+  @Min(0)
+  wal_files: number;
 }
 
 /** restores.list: a database's restores, newest first. */

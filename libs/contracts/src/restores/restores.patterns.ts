@@ -1,5 +1,6 @@
 import { rpc } from '../catalogue.js';
 import {
+  CheckRestoreRequest,
   CreateRestoreRequest,
   RestoreGetRequest,
   RestoreListRequest,
@@ -13,6 +14,12 @@ export const RESTORE_PATTERNS = {
     'databases',
     'restores.create',
     CreateRestoreRequest,
+  ),
+  /** A dry run of create: every check, nothing written; an estimate of its time. */
+  check: rpc<CheckRestoreRequest, { estimated_seconds: number }>(
+    'databases',
+    'restores.check',
+    CheckRestoreRequest,
   ),
   /** Newest first (PITR routes: kind pitr). */
   list: rpc<RestoreListRequest, { restores: Restore[] }>(

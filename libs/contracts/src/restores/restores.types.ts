@@ -75,3 +75,26 @@ export interface RestorePlan {
   /** PITR: replay stops at this restore point. */
   target_restore_point?: string;
 }
+
+/**
+ * What a restore would do (spec/decisions.md section 6, `?dry_run=true`): the base backup it
+ * would start from, the WAL it would replay, its target, and how long this deployment's
+ * restores so far suggest it would take. Nothing is created.
+ */
+export interface RestorePlanSummary {
+  kind: RestoreKind;
+  base_backup_id: string;
+  base_backup_size_bytes: number;
+  /** PITR: the segments from the base backup's start to the one the target lies in. */
+  wal_files: number;
+  wal_bytes: number;
+  target_time?: string;
+  target_lsn?: string;
+  target_restore_point?: string;
+  estimated_seconds: number;
+}
+
+/** POST ...restore?dry_run=true. */
+export interface RestoreDryRun {
+  plan: RestorePlanSummary;
+}
