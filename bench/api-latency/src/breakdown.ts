@@ -1,18 +1,14 @@
 // Where a gateway request's time goes, from the histograms the apps already keep
 // (/metrics on their management ports): the gateway's time per request, its RPC calls'
 // round trips, and the services' handlers.
-
-/** Sum and count of a histogram's series. */
-interface Totals {
-  sum: number;
-  count: number;
-}
+import type { HistogramTotals } from '@pgcloud/testing';
+import { histogramTotals, scrapeMetrics } from '@pgcloud/testing';
 
 /** One reading of the histograms a breakdown needs. */
 export interface HopReading {
-  http: Totals;
-  rpcClient: Totals;
-  handlers: Totals;
+  http: HistogramTotals;
+  rpcClient: HistogramTotals;
+  handlers: HistogramTotals;
 }
 
 /** Mean milliseconds per HTTP request between two readings. */
@@ -29,31 +25,6 @@ const HTTP = 'pgcloud_http_request_duration_seconds';
 const RPC_CLIENT = 'pgcloud_rpc_client_duration_seconds';
 const RPC_HANDLER = 'pgcloud_rpc_handler_duration_seconds';
 
-async function scrape(managementUrl: string): Promise<string> {
-  const res = await fetch(`${managementUrl}/metrics`);
-  if (!res.ok) throw new Error(`${managementUrl}/metrics answered ${res.status}`);
-  return res.text();
-}
-
-/** Sum and count of the histogram's series whose labels include `labels`. */
-export function histogramTotals(
-  text: string,
-  name: string,
-  labels: Record<string, string> = {},
-): Totals {
-  const totals = { sum: 0, count: 0 };
-  for (const line of text.split('\n')) {
-    const match = /^(\w+)_(sum|count)\{([^}]*)\} (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const series = Object.fromEntries(
-      [...(match[3] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]),
-    );
-    if (!Object.entries(labels).every(([k, v]) => series[k] === v)) continue;
-    totals[match[2] as 'sum' | 'count'] += Number(match[4]);
-  }
-  return totals;
-}
-
 /**
  * Reads the gateway's histograms for `route` and every RPC it made, and the handlers of the
  * services it called (only the measured route runs meanwhile, so all of theirs are its).
@@ -63,8 +34,8 @@ export async function readHops(
   route: string,
   serviceUrls: string[],
 ): Promise<HopReading> {
-  const gateway = await scrape(gatewayUrl);
-  const services = await Promise.all(serviceUrls.map(scrape));
+  const gateway = await scrapeMetrics(gatewayUrl);
+  const services = await Promise.all(serviceUrls.map(scrapeMetrics));
   const handlers = { sum: 0, count: 0 };
   for (const text of services) {
     const totals = histogramTotals(text, RPC_HANDLER);

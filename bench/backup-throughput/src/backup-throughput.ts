@@ -16,7 +16,7 @@ import {
   runPgTool,
 } from '@pgcloud/postgres';
 import type { BulkDatabase, Cleanup, DatabasePath } from '@pgcloud/testing';
-import { benchCount, bulkDatabase, middle, pollUntil, runBench } from '@pgcloud/testing';
+import { benchCount, bulkDatabase, median, pollUntil, runBench } from '@pgcloud/testing';
 
 const OS_USER = process.env['PG_OS_USER'] ?? 'postgres';
 const MB = 1_000_000;
@@ -60,7 +60,7 @@ async function timeBaseline(bulk: BulkDatabase): Promise<number> {
 }
 
 await runBench(async (cleanups: Cleanup[]) => {
-  const runs = process.env['BENCH_COUNT'] ? benchCount() : 3;
+  const runs = benchCount(3);
   const bulk = await bulkDatabase(cleanups, 'bench-backup', ROWS);
   // What a base backup copies: the data directory (WAL included, which -X fetch takes too).
   const pgdata = join(
@@ -84,8 +84,8 @@ await runBench(async (cleanups: Cleanup[]) => {
     archiveBytes = mine.bytes;
   }
   const rate = (seconds: number): string => (clusterBytes / MB / seconds).toFixed(0);
-  const ourMedian = middle(ours);
-  const baselineMedian = middle(baseline);
+  const ourMedian = median(ours);
+  const baselineMedian = median(baseline);
   return [
     `backup throughput, ${(clusterBytes / MB).toFixed(0)} MB of data (archive ${(archiveBytes / MB).toFixed(0)} MB, zstd), median of ${runs}`,
     `  pgcloud  (pg_basebackup -> SHA-256 -> S3 multipart): ${ourMedian.toFixed(2)} s  ${rate(ourMedian)} MB/s`,

@@ -1,7 +1,8 @@
 // `npm run bench:pitr`: the time pgcloud takes for a point-in-time restore through at least
 // 1 GB of WAL into a new database (download of the base backup and the WAL, recovery to the
 // target, promotion), beside the same restore by hand with plain PostgreSQL in the same
-// run, and the ratio. It only prints; nothing passes or fails on a figure.
+// run: every sample, the medians, their spread and ratio, and the phases of each. It only
+// prints; nothing passes or fails on a figure.
 import {
   deleteDatabase,
   getBackup,
@@ -10,8 +11,17 @@ import {
   unwrap,
 } from '@pgcloud/api-client';
 import { parseLsn, segmentOf } from '@pgcloud/postgres';
-import type { BulkDatabase, Cleanup } from '@pgcloud/testing';
-import { benchCount, bulkDatabase, middle, runBench } from '@pgcloud/testing';
+import type { BulkDatabase, Cleanup, PhaseSeconds, Samples } from '@pgcloud/testing';
+import {
+  benchCount,
+  bulkDatabase,
+  formatRatioOfMedians,
+  formatSamples,
+  phaseRows,
+  runBench,
+  timeRestorePhases,
+  withParts,
+} from '@pgcloud/testing';
 import type { HandRestore, HandSource } from './by-hand.js';
 import { restoreByHand } from './by-hand.js';
 import type { OurRestore } from './pgcloud.js';
@@ -21,6 +31,7 @@ import { commitMarker, connect, countRows, writeWal } from './wal-writes.js';
 
 const WAL_MB = Number(process.env['BENCH_WAL_MB'] ?? '1024');
 const MB = 1_000_000;
+const LABELS = { kind: 'pitr', target: 'target_database' } as const;
 
 /** Writes the WAL, then picks the target: the recovery window's `to` once past the writes. */
 async function prepare(
@@ -73,8 +84,14 @@ async function restoredRows(bulk: BulkDatabase, name: string, caPem: string): Pr
   }
 }
 
+/** One pgcloud restore: its record's figures, and its phases as the provisioner timed them. */
+interface OurSample extends OurRestore {
+  phases: PhaseSeconds;
+  rows: number;
+}
+
 await runBench(async (cleanups: Cleanup[]) => {
-  const runs = process.env['BENCH_COUNT'] ? benchCount() : 1;
+  const runs = benchCount(3);
   const bulk = await bulkDatabase(cleanups, 'bench-pitr', 0);
   const caPem = await (await fetch(`${bulk.stack.baseUrl}/ca.pem`)).text();
   console.error('enabling PITR (retention 1 day) and waiting for the archive to open');
@@ -82,42 +99,53 @@ await runBench(async (cleanups: Cleanup[]) => {
   const { written, target, catchUpSeconds } = await prepare(bulk, caPem);
   const source = await handSource(bulk);
   cleanups.push(() => Promise.resolve(source.bucket.close()));
-  const ours: OurRestore[] = [];
+  const provisioner = bulk.stack.managementUrl('database-provisioner');
+  const ours: OurSample[] = [];
   const byHand: HandRestore[] = [];
-  const rows = { ours: 0, byHand: 0 };
   for (let run = 1; run <= runs; run++) {
     console.error(`run ${run} of ${runs}: by hand, then pgcloud`);
-    const hand = await restoreByHand(source, target, bulk.scratchDir);
-    byHand.push(hand);
-    rows.byHand = hand.rows;
+    byHand.push(await restoreByHand(source, target, bulk.scratchDir));
     const name = `pitr-${run}`;
-    ours.push(await restoreOurs(bulk.client, bulk.path, target, name));
-    rows.ours = await restoredRows(bulk, name, caPem);
+    const { result, phases } = await timeRestorePhases(provisioner, LABELS, () =>
+      restoreOurs(bulk.client, bulk.path, target, name),
+    );
+    ours.push({ ...result, phases, rows: await restoredRows(bulk, name, caPem) });
     await unwrap(
       deleteDatabase({ client: bulk.client, path: { project_id: bulk.path.project_id, name } }),
     );
   }
-  return report(written, target, catchUpSeconds, ours, byHand, rows);
+  return report(written, target, catchUpSeconds, ours, byHand);
 });
 
 function report(
   written: Written,
   target: string,
   catchUpSeconds: number,
-  ours: OurRestore[],
+  ours: OurSample[],
   byHand: HandRestore[],
-  rows: { ours: number; byHand: number },
 ): string {
-  const our = middle(ours.map((o) => o.seconds));
-  const hand = middle(byHand.map((h) => h.promoted));
-  const step = (pick: (h: HandRestore) => number) => middle(byHand.map(pick)).toFixed(2);
+  const pgcloud: Samples = { label: 'pgcloud', values: ours.map((o) => o.seconds) };
+  const hand: Samples = { label: 'by hand', values: byHand.map((h) => h.promoted) };
+  const phases = phaseRows(
+    ours.map((o) => o.phases),
+    pgcloud.values,
+  );
+  const steps = [
+    { label: 'downloads', values: byHand.map((h) => h.downloaded) },
+    { label: 'extraction', values: byHand.map((h) => h.extracted - h.downloaded) },
+    { label: 'recovery and promotion', values: byHand.map((h) => h.promoted - h.extracted) },
+  ];
+  const each = (values: number[]) => values.join(', ');
   return [
-    `PITR restore through ${(written.walBytes / MB).toFixed(0)} MB of WAL (${written.rows} rows INSERTed) to ${target}, into a new database, median of ${ours.length}`,
+    `PITR restore through ${(written.walBytes / MB).toFixed(0)} MB of WAL (${written.rows} rows INSERTed) to ${target}, into a new database, ${ours.length} samples each, seconds`,
     `  the archive covered the end of the writes ${catchUpSeconds.toFixed(1)} s after it`,
-    `  pgcloud (completed_at - started_at: the new database's server, base backup download + SHA-256 and extraction while the WAL is fetched 8 at a time, recovery to the target, promotion, roles, TLS checks, swap): ${our.toFixed(2)} s, wal_files_applied ${middle(ours.map((o) => o.walFilesApplied))}`,
-    `  by hand (downloads included: the base backup through its link while the WAL comes from S3 8 at a time, tar --zstd -x, recovery with restore_command cp, promote, until pg_is_in_recovery() is false): ${hand.toFixed(2)} s, ${middle(byHand.map((h) => h.segments))} segments fetched`,
-    `    of which downloads ${step((h) => h.downloaded)} s, extraction ${step((h) => h.extracted - h.downloaded)} s, recovery and promotion ${step((h) => h.promoted - h.extracted)} s`,
-    `  rows restored: pgcloud ${rows.ours}, by hand ${rows.byHand}, written ${written.rows}`,
-    `  ratio (pgcloud / by hand): ${(our / hand).toFixed(2)}  (goal: at most 1.15)`,
+    "  pgcloud: completed_at - started_at (the new database's server, base backup download + SHA-256 and extraction while the WAL is fetched 8 at a time, recovery to the target, promotion, roles, TLS checks, swap); its phases as database-provisioner times them (pgcloud_restore_phase_duration_seconds, kind=pitr, target=target_database)",
+    '  by hand (downloads included): the base backup through its link while the WAL comes from S3 8 at a time, tar --zstd -x, recovery with restore_command cp, promote, until pg_is_in_recovery() is false',
+    '',
+    ...formatSamples([...withParts(pgcloud, phases), ...withParts(hand, steps)]),
+    '',
+    formatRatioOfMedians(pgcloud, hand, 1.15),
+    `wal_files_applied (pgcloud): ${each(ours.map((o) => o.walFilesApplied))}; segments fetched by hand: ${each(byHand.map((h) => h.segments))}`,
+    `rows restored: pgcloud ${each(ours.map((o) => o.rows))}; by hand ${each(byHand.map((h) => h.rows))}; written ${written.rows}`,
   ].join('\n');
 }

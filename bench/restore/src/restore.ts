@@ -1,7 +1,8 @@
 // `npm run bench:restore`: the time pgcloud takes to restore a backup of a database of
 // at least 500 MB in place (download with its checksum, extract, recovery, promotion, a
 // TLS check, the swap), beside extracting the same archive and starting PostgreSQL on it
-// by hand, in the same run, and the ratio. It only prints; nothing passes or fails on it.
+// by hand, in the same run: every sample, the medians, their spread and ratio, and the
+// phases of each. It only prints; nothing passes or fails on it.
 import { performance } from 'node:perf_hooks';
 import type { Client } from '@pgcloud/api-client';
 import {
@@ -13,18 +14,24 @@ import {
   restoreBackup,
   unwrap,
 } from '@pgcloud/api-client';
-import type { Cleanup, DatabasePath } from '@pgcloud/testing';
+import type { Cleanup, DatabasePath, PhaseSeconds, Samples } from '@pgcloud/testing';
 import {
   RestoredByHand,
   benchCount,
   bulkDatabase,
   downloadArchive,
-  middle,
+  formatRatioOfMedians,
+  formatSamples,
+  phaseRows,
   pollUntil,
   runBench,
+  timeRestorePhases,
+  withParts,
 } from '@pgcloud/testing';
 
+// 3.3 million rows: a data directory of about 1.2 GB, an archive of about 270 MB.
 const ROWS = Number(process.env['BENCH_ROWS'] ?? '3300000');
+const LABELS = { kind: 'backup', target: 'in_place' } as const;
 
 /** Seconds of one in-place restore: from the record's start to its completion. */
 async function timeOurs(client: Client, path: DatabasePath, backupId: string): Promise<number> {
@@ -39,21 +46,58 @@ async function timeOurs(client: Client, path: DatabasePath, backupId: string): P
   return (Date.parse(restore.completed_at ?? '') - Date.parse(restore.started_at)) / 1000;
 }
 
-/** Seconds to extract the archive and start PostgreSQL on it (crash recovery included). */
-async function timeByHand(archive: string, parent: string): Promise<number> {
+/** Seconds to extract the archive, and to start PostgreSQL on it (crash recovery included). */
+interface HandSteps {
+  extraction: number;
+  start: number;
+}
+
+async function timeByHand(archive: string, parent: string): Promise<HandSteps> {
   const started = performance.now();
   const restored = await RestoredByHand.extract(archive, parent);
   try {
+    const extracted = performance.now();
     await restored.start();
-    return (performance.now() - started) / 1000;
+    return {
+      extraction: (extracted - started) / 1000,
+      start: (performance.now() - extracted) / 1000,
+    };
   } finally {
     await restored.remove();
   }
 }
 
+function report(
+  title: string,
+  ours: { seconds: number; phases: PhaseSeconds }[],
+  byHand: HandSteps[],
+): string {
+  const pgcloud: Samples = { label: 'pgcloud', values: ours.map((o) => o.seconds) };
+  const hand: Samples = { label: 'by hand', values: byHand.map((h) => h.extraction + h.start) };
+  const phases = phaseRows(
+    ours.map((o) => o.phases),
+    pgcloud.values,
+  );
+  const steps = [
+    { label: 'extraction', values: byHand.map((h) => h.extraction) },
+    { label: 'start (crash recovery)', values: byHand.map((h) => h.start) },
+  ];
+  return [
+    title,
+    '  pgcloud: completed_at - started_at of an in-place restore (download + SHA-256 and extraction, recovery, promotion, TLS check on a spare port, swap, TLS check); its phases as database-provisioner times them (pgcloud_restore_phase_duration_seconds, kind=backup, target=in_place)',
+    '  by hand: tar --zstd -x of the downloaded archive, then pg_ctl start until it accepts connections',
+    '',
+    ...formatSamples([...withParts(pgcloud, phases), ...withParts(hand, steps)]),
+    '',
+    formatRatioOfMedians(pgcloud, hand, 1.3),
+  ].join('\n');
+}
+
 await runBench(async (cleanups: Cleanup[]) => {
-  const runs = process.env['BENCH_COUNT'] ? benchCount() : 3;
-  const { client, path, scratchDir } = await bulkDatabase(cleanups, 'bench-restore', ROWS);
+  const runs = benchCount(3);
+  if (!Number.isInteger(ROWS) || ROWS < 1)
+    throw new Error(`BENCH_ROWS must be a whole number >= 1, not "${process.env['BENCH_ROWS']}"`);
+  const { client, path, scratchDir, stack } = await bulkDatabase(cleanups, 'bench-restore', ROWS);
   console.error('taking a backup and downloading it');
   const created = await unwrap(createBackup({ client, path }));
   const backupPath = { ...path, backup_id: created.id };
@@ -65,19 +109,17 @@ await runBench(async (cleanups: Cleanup[]) => {
   const link = await unwrap(getBackupDownload({ client, path: backupPath }));
   const fetched = await downloadArchive(link.download_url, scratchDir);
   if (!fetched.file) throw new Error(`download answered ${fetched.status}`);
-  const ours: number[] = [];
-  const byHand: number[] = [];
+  const provisioner = stack.managementUrl('database-provisioner');
+  const ours: { seconds: number; phases: PhaseSeconds }[] = [];
+  const byHand: HandSteps[] = [];
   for (let run = 1; run <= runs; run++) {
     console.error(`run ${run} of ${runs}: by hand, then pgcloud`);
     byHand.push(await timeByHand(fetched.file, scratchDir));
-    ours.push(await timeOurs(client, path, backup.id));
+    const timed = await timeRestorePhases(provisioner, LABELS, () =>
+      timeOurs(client, path, backup.id),
+    );
+    ours.push({ seconds: timed.result, phases: timed.phases });
   }
-  const ourMedian = middle(ours);
-  const handMedian = middle(byHand);
-  return [
-    `restore of a ${(backup.size_bytes / 1e6).toFixed(0)} MB backup (zstd) of a database filled with ${ROWS} rows, median of ${runs}`,
-    `  pgcloud in place (download + SHA-256, extract, recovery, promote, TLS check, swap): ${ourMedian.toFixed(2)} s`,
-    `  by hand (extract the downloaded archive, pg_ctl start until it accepts connections): ${handMedian.toFixed(2)} s`,
-    `  ratio (pgcloud / by hand): ${(ourMedian / handMedian).toFixed(2)}`,
-  ].join('\n');
+  const title = `restore of a ${(backup.size_bytes / 1e6).toFixed(0)} MB backup (zstd) of a database filled with ${ROWS} rows, ${runs} samples each, seconds`;
+  return report(title, ours, byHand);
 });

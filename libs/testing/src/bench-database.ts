@@ -56,11 +56,6 @@ export async function pollUntil<T>(
   }
 }
 
-/** The middle value (the upper middle for an even count). */
-export function middle(values: number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
-}
-
 /**
  * Starts an isolated stack (with a local S3 unless S3_ENDPOINT is set), signs in, and makes
  * a database `bulk` filled with `rows` rows of md5 text that compresses about in half, like

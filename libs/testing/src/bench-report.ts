@@ -1,3 +1,5 @@
+import { median } from './bench-samples.js';
+
 /** The times of one target, in milliseconds, in the order they were taken. */
 export interface Series {
   target: string;
@@ -11,13 +13,6 @@ interface Figures {
 
 const COLUMNS = ['target', 'runs', 'median ms', 'p90 ms'] as const;
 const WIDTHS = [10, 6, 12, 10];
-
-/** The median: the middle time, or the mean of the two middle ones for an even count. */
-function median(sorted: number[]): number {
-  const middle = Math.floor(sorted.length / 2);
-  if (sorted.length % 2 === 1) return sorted[middle] ?? Number.NaN;
-  return ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
-}
 
 /** The value at rank p% of ascending `sorted` (nearest rank, as in bench:api). */
 function percentile(sorted: number[], p: number): number {

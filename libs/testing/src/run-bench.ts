@@ -34,9 +34,12 @@ export async function runBench(bench: (cleanups: Cleanup[]) => Promise<string>):
   }
 }
 
-/** BENCH_COUNT, the number of runs a benchmark makes (10 unless set). */
-export function benchCount(env: Record<string, string | undefined> = process.env): number {
-  const raw = env['BENCH_COUNT'] ?? '10';
+/** BENCH_COUNT, the number of runs a benchmark makes (`fallback` unless set). */
+export function benchCount(
+  fallback = 10,
+  env: Record<string, string | undefined> = process.env,
+): number {
+  const raw = env['BENCH_COUNT'] ?? String(fallback);
   const count = Number(raw);
   if (!Number.isInteger(count) || count < 1)
     throw new Error(`BENCH_COUNT must be a whole number >= 1, not "${raw}"`);
