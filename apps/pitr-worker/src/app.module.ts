@@ -31,6 +31,7 @@ import { EventTables1764200000000 } from './migrations/1764200000000-event-table
 import { RestorePoints1764600000000 } from './migrations/1764600000000-restore-points.js';
 import { RestorePointEntity } from './restores/restore-point.entity.js';
 import { RestorePoints } from './restores/restore-points.service.js';
+import { RestoreTargets } from './restores/restore-targets.js';
 
 export const PITR_SCHEMA = 'pitr';
 
@@ -76,6 +77,7 @@ export class AppModule {
         ArchiveStarter,
         PitrService,
         PitrRestores,
+        RestoreTargets,
         RestorePoints,
         PitrEventsListener,
         ReceiverSupervisor,

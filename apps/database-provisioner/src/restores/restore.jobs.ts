@@ -1,14 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { PitrTargetFields, RequestContext, RestorePlan } from '@pgcloud/contracts';
-import { BACKUP_PATTERNS, DomainError, PITR_PATTERNS, RESTORE_EVENTS } from '@pgcloud/contracts';
+import type { RequestContext } from '@pgcloud/contracts';
+import { PITR_PATTERNS, RESTORE_EVENTS } from '@pgcloud/contracts';
 import type { FailedJob, Job, JobFailure } from '@pgcloud/jobs';
 import { JobRunner, PermanentJobError, enqueue, holdJob, runNow } from '@pgcloud/jobs';
 import { Outbox } from '@pgcloud/messaging';
 import { checkTlsLogin } from '@pgcloud/postgres';
 import { hostname } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { RpcClient } from '@pgcloud/messaging';
@@ -17,24 +16,18 @@ import { SecretBox } from '../credentials/secret-box.js';
 import { openCredentials } from '../credentials/sealed-credentials.js';
 import { CredentialsEntity, DatabaseEntity } from '../databases/database.entity.js';
 import { DatabaseJobs } from '../databases/database.jobs.js';
-import type {
-  RecoveryTarget,
-  RestoreOutcome,
-  RestoreRecovery,
-  RestoreSpec,
-} from '../drivers/database-driver.js';
+import type { RestoreOutcome, RestoreSpec } from '../drivers/database-driver.js';
 import { CorruptArchiveError, DatabaseDriver } from '../drivers/database-driver.js';
 import { RestoreEntity } from './restore.entity.js';
 import { RestoreTimer } from './restore.metrics.js';
+import { NO_PLAN, planOf, recoveryOf } from './restore-plan.js';
 import { RestoreTracker } from './restore-progress.js';
 
 const SCHEMA = 'provisioner';
 const RESTORE = 'database.restore';
 const MAX_ATTEMPTS = 3;
 /** The kinds of PermanentJobError a restore fails with. */
-const FAILURES = { corrupt: 'corrupt-archive', noPlan: 'no-plan' } as const;
-// How long a PITR restore waits for the archive to reach its target (`latest` just asked).
-const ARCHIVE_CATCH_UP_MS = 120_000;
+const FAILURES = { corrupt: 'corrupt-archive', noPlan: NO_PLAN } as const;
 // How long an in-place restore's job waits for the request to put the server on hold.
 const HELD_BACK_MS = 60_000;
 
@@ -228,7 +221,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       this.logger.log(`restore ${restore.id}: building ${target.id} beside`);
       // Until the build begins (its server made, on hold, planned: the archive may still
       // be catching up) the restore shows `queued`: nothing is being restored yet.
-      const plan = await timer.phase('plan', () => this.plan(ctx, restore));
+      const plan = await timer.phase('plan', () => planOf(this.rpc, ctx, restore));
       await tracker.totals(plan.base_backup_size_bytes, plan.wal_segments?.length ?? 0);
       // The data is about to change: the WAL receiver stops, and its archive starts anew
       // after the swap (an undo keeps the old one going).
@@ -287,34 +280,6 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       // Checked and final: the restored server takes writes from now on.
       await this.driver.setReadOnly(serverId, false);
     });
-  }
-
-  /**
-   * A fresh plan from the service that owns what is restored: backup-service for a
-   * backup, pitr-worker for a point in time (which answers OPERATION_IN_PROGRESS until its
-   * archive reaches the target). A plan it refuses (deleted, out of the window) cannot be
-   * retried.
-   */
-  private async plan(ctx: RequestContext, restore: RestoreEntity): Promise<RestorePlan> {
-    const deadline = Date.now() + ARCHIVE_CATCH_UP_MS;
-    for (;;) {
-      try {
-        return restore.kind === 'pitr'
-          ? await this.rpc.call(PITR_PATTERNS.restorePlan, ctx, {
-              database_id: restore.databaseId,
-              ...pitrTarget(restore),
-            })
-          : await this.rpc.call(BACKUP_PATTERNS.restorePlan, ctx, {
-              backup_id: restore.backupId ?? '',
-            });
-      } catch (err) {
-        // Not answering (a restart, an outage) is not a refusal: the job retries.
-        if (!(err instanceof DomainError) || err.code === 'SERVICE_UNAVAILABLE') throw err;
-        if (err.code !== 'OPERATION_IN_PROGRESS' || Date.now() > deadline)
-          throw new PermanentJobError(`no plan: ${err.message}`, FAILURES.noPlan);
-        await sleep(1000);
-      }
-    }
   }
 
   private async build(spec: RestoreSpec): Promise<RestoreOutcome> {
@@ -411,30 +376,4 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       return false;
     }
   }
-}
-
-/** What a PITR restore's record says it stops at, as pitr-worker is asked for its plan. */
-function pitrTarget(restore: RestoreEntity): PitrTargetFields {
-  if (restore.targetLsn) return { target_lsn: restore.targetLsn };
-  if (restore.targetRestorePoint) return { target_restore_point: restore.targetRestorePoint };
-  return { target_time: restore.targetTime ?? '' };
-}
-
-/** A PITR plan's replay: its segments, up to its target; none for a backup's plan. */
-function recoveryOf(plan: RestorePlan): { recovery?: RestoreRecovery } {
-  const target: RecoveryTarget | undefined = plan.target_lsn
-    ? { lsn: plan.target_lsn }
-    : plan.target_restore_point
-      ? { restorePoint: plan.target_restore_point }
-      : plan.target_time
-        ? { time: plan.target_time }
-        : undefined;
-  if (!plan.wal_segments || !target) return {};
-  const segments = plan.wal_segments.map((w) => ({
-    name: w.name,
-    url: w.url,
-    partial: w.partial,
-    sizeBytes: w.size_bytes,
-  }));
-  return { recovery: { segments, target } };
 }

@@ -1,0 +1,70 @@
+import type { PitrTargetFields, RequestContext, RestorePlan } from '@pgcloud/contracts';
+import { BACKUP_PATTERNS, DomainError, PITR_PATTERNS } from '@pgcloud/contracts';
+import { PermanentJobError } from '@pgcloud/jobs';
+import type { RpcClient } from '@pgcloud/messaging';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RecoveryTarget, RestoreRecovery } from '../drivers/database-driver.js';
+import type { RestoreEntity } from './restore.entity.js';
+
+/** The kind of PermanentJobError a restore without a plan fails with. */
+export const NO_PLAN = 'no-plan';
+// How long a PITR restore waits for the archive to reach its target (`latest` just asked).
+const ARCHIVE_CATCH_UP_MS = 120_000;
+
+/**
+ * A fresh plan from the service that owns what is restored: backup-service for a
+ * backup, pitr-worker for a point in time (which answers OPERATION_IN_PROGRESS until its
+ * archive reaches the target). A plan it refuses (deleted, out of the window) cannot be
+ * retried.
+ */
+export async function planOf(
+  rpc: RpcClient,
+  ctx: RequestContext,
+  restore: RestoreEntity,
+): Promise<RestorePlan> {
+  const deadline = Date.now() + ARCHIVE_CATCH_UP_MS;
+  for (;;) {
+    try {
+      return restore.kind === 'pitr'
+        ? await rpc.call(PITR_PATTERNS.restorePlan, ctx, {
+            database_id: restore.databaseId,
+            ...pitrTarget(restore),
+          })
+        : await rpc.call(BACKUP_PATTERNS.restorePlan, ctx, {
+            backup_id: restore.backupId ?? '',
+          });
+    } catch (err) {
+      // Not answering (a restart, an outage) is not a refusal: the job retries.
+      if (!(err instanceof DomainError) || err.code === 'SERVICE_UNAVAILABLE') throw err;
+      if (err.code !== 'OPERATION_IN_PROGRESS' || Date.now() > deadline)
+        throw new PermanentJobError(`no plan: ${err.message}`, NO_PLAN);
+      await sleep(1000);
+    }
+  }
+}
+
+/** What a PITR restore's record says it stops at, as pitr-worker is asked for its plan. */
+function pitrTarget(restore: RestoreEntity): PitrTargetFields {
+  if (restore.targetLsn) return { target_lsn: restore.targetLsn };
+  if (restore.targetRestorePoint) return { target_restore_point: restore.targetRestorePoint };
+  return { target_time: restore.targetTime ?? '' };
+}
+
+/** A PITR plan's replay: its segments, up to its target; none for a backup's plan. */
+export function recoveryOf(plan: RestorePlan): { recovery?: RestoreRecovery } {
+  const target: RecoveryTarget | undefined = plan.target_lsn
+    ? { lsn: plan.target_lsn }
+    : plan.target_restore_point
+      ? { restorePoint: plan.target_restore_point }
+      : plan.target_time
+        ? { time: plan.target_time }
+        : undefined;
+  if (!plan.wal_segments || !target) return {};
+  const segments = plan.wal_segments.map((w) => ({
+    name: w.name,
+    url: w.url,
+    partial: w.partial,
+    sizeBytes: w.size_bytes,
+  }));
+  return { recovery: { segments, target } };
+}
