@@ -1,36 +1,23 @@
-import { IsIn, IsInt, IsNotIn, IsOptional, IsString, Matches, Min } from 'class-validator';
+import { IntersectionType } from '@nestjs/swagger';
+import { IsIn, IsInt, IsNotIn, IsOptional, Matches, Min } from 'class-validator';
 import { IsDatabaseName, RESERVED_DATABASE_NAMES } from '../databases/databases.dto.js';
 import { DatabaseRef } from '../databases/databases.messages.js';
 import { IsIdOf, IsRef } from '../message-rules.js';
-import { LSN_PATTERN } from '../pitr/pitr.dto.js';
-import { IsTargetTime } from '../pitr/target-time.js';
+import { PitrTargetFields } from '../pitr/pitr.messages.js';
 import type { RestoreKind } from './restores.types.js';
 import { RESTORE_KINDS } from './restores.types.js';
 
-/** restores.create: a restore of a database, asked for by backup-service (or pitr-worker). */
-export class CreateRestoreRequest extends DatabaseRef {
+/**
+ * restores.create: a restore of a database, asked for by backup-service (or pitr-worker,
+ * with the target it resolved).
+ */
+export class CreateRestoreRequest extends IntersectionType(DatabaseRef, PitrTargetFields) {
   @IsIn(RESTORE_KINDS)
   kind: RestoreKind;
 
   @IsOptional()
   @IsIdOf('bkp')
   backup_id?: string;
-
-  /** PITR: the moment to replay to, as pitr-worker resolved it. */
-  @IsOptional()
-  @IsTargetTime()
-  target_time?: string;
-
-  /** PITR: or the WAL position to replay to. */
-  @IsOptional()
-  @IsString()
-  @Matches(LSN_PATTERN)
-  target_lsn?: string;
-
-  /** PITR: or the restore point to replay to. */
-  @IsOptional()
-  @IsDatabaseName()
-  target_restore_point?: string;
 
   @IsOptional()
   @IsDatabaseName()
