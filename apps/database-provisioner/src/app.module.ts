@@ -32,6 +32,7 @@ import { DeletedProjects1764300000000 } from './migrations/1764300000000-deleted
 import { RestoreProgress1764400000000 } from './migrations/1764400000000-restore-progress.js';
 import { RestoreTargets1764600000000 } from './migrations/1764600000000-restore-targets.js';
 import { RestoreStepSeconds1764700000000 } from './migrations/1764700000000-restore-step-seconds.js';
+import { RestoreCancel1764800000000 } from './migrations/1764800000000-restore-cancel.js';
 import { databaseHost } from './migrations/1764500000000-database-host.js';
 import { ProjectDeletedListener } from './databases/project-deleted.listener.js';
 
@@ -64,6 +65,7 @@ export class AppModule {
             databaseHost(config.DATABASE_HOST),
             RestoreTargets1764600000000,
             RestoreStepSeconds1764700000000,
+            RestoreCancel1764800000000,
           ],
         }),
         TypeOrmModule.forFeature(ENTITIES),

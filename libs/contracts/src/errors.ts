@@ -22,6 +22,7 @@ export type ErrorCode =
   | 'OPERATION_IN_PROGRESS'
   | 'PITR_NOT_ENABLED'
   | 'TEMPLATE_IN_USE'
+  | 'RESTORE_NOT_CANCELLABLE'
   | 'PAYLOAD_TOO_LARGE'
   | 'TARGET_TIME_INVALID'
   | 'IDEMPOTENCY_KEY_REUSED'
@@ -84,6 +85,7 @@ const ERROR_CODES = new Set<string>([
   'OPERATION_IN_PROGRESS',
   'PITR_NOT_ENABLED',
   'TEMPLATE_IN_USE',
+  'RESTORE_NOT_CANCELLABLE',
   'PAYLOAD_TOO_LARGE',
   'TARGET_TIME_INVALID',
   'IDEMPOTENCY_KEY_REUSED',
@@ -128,6 +130,7 @@ export function httpStatusFor(code: ErrorCode): number {
     case 'OPERATION_IN_PROGRESS':
     case 'PITR_NOT_ENABLED':
     case 'TEMPLATE_IN_USE':
+    case 'RESTORE_NOT_CANCELLABLE':
       return 409;
     case 'PAYLOAD_TOO_LARGE':
       return 413;

@@ -31,6 +31,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     'a restore is already under way on that database, or a request with the same `Idempotency-Key` is still being answered',
   PITR_NOT_ENABLED: 'the route needs PITR enabled',
   TEMPLATE_IN_USE: 'local daemon: the template database has open connections',
+  RESTORE_NOT_CANCELLABLE: 'cancel of a restore that already finished or is swapping',
   PAYLOAD_TOO_LARGE: 'body over 64 KiB',
   TARGET_TIME_INVALID: 'target_time outside the recovery window',
   IDEMPOTENCY_KEY_REUSED:

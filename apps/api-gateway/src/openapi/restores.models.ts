@@ -13,7 +13,7 @@ import type {
 import { RESTORE_PHASES } from '@pgcloud/contracts';
 
 const RESTORE_ID = { example: 'rstr_k3v9x0q2m8t4b7w1c5zd', pattern: '^rstr_[0-9a-z]{20}$' };
-const STATUSES: RestoreStatus[] = ['pending', 'running', 'completed', 'failed'];
+const STATUSES: RestoreStatus[] = ['pending', 'running', 'completed', 'failed', 'cancelled'];
 
 /** A restore's numbers known so far; none of them goes back. */
 @ApiSchema({ name: 'RestoreProgress' })

@@ -293,6 +293,25 @@ export class PitrController {
       kind: 'pitr',
     });
   }
+
+  @Post('restores/:restore_id/cancel')
+  @HttpCode(200)
+  @ApiParam({ name: 'restore_id', type: String, example: 'rstr_k3v9x0q2m8t4b7w1c5zd' })
+  @ApiOperation({
+    operationId: 'cancelPitrRestore',
+    summary: 'Cancel a PITR restore',
+    description:
+      'As for backup restores: stops it before it swaps; the source stays as it was, a database made for it is removed, the restore ends `cancelled`. From `swapping` on, or once it ended: 409 RESTORE_NOT_CANCELLABLE.',
+  })
+  @ApiEnvelope(RestoreModel, { status: 200, description: 'The restore.' })
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'RESTORE_NOT_FOUND', 'RESTORE_NOT_CANCELLABLE')
+  cancelRestore(@Ctx() ctx: RequestContext, @Param() ref: RestoreRef): Promise<Restore> {
+    return this.rpc.call(RESTORE_PATTERNS.cancel, ctx, {
+      ...refOf(ref),
+      restore_id: ref.restore_id,
+      kind: 'pitr',
+    });
+  }
 }
 
 /** Only the path's two names travel, whatever else the route matched. */

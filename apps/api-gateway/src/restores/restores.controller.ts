@@ -1,4 +1,4 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Restore, RequestContext } from '@pgcloud/contracts';
 import { RESTORE_PATTERNS, RestoreRef } from '@pgcloud/contracts';
@@ -42,6 +42,25 @@ export class RestoresController {
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'RESTORE_NOT_FOUND')
   get(@Ctx() ctx: RequestContext, @Param() ref: RestoreRef): Promise<Restore> {
     return this.rpc.call(RESTORE_PATTERNS.get, ctx, {
+      project_id: ref.project_id,
+      name: ref.name,
+      restore_id: ref.restore_id,
+    });
+  }
+
+  @Post(':restore_id/cancel')
+  @HttpCode(200)
+  @ApiParam({ name: 'restore_id', type: String, example: 'rstr_k3v9x0q2m8t4b7w1c5zd' })
+  @ApiOperation({
+    operationId: 'cancelRestore',
+    summary: 'Cancel a restore',
+    description:
+      'Stops a restore before it swaps the restored data in: the source stays as it was, writable; a database made for it is removed; the restore ends `cancelled`. The answer is the restore once it stopped (or still stopping, when that takes longer than the request may wait). From `swapping` on, or once it ended: 409 RESTORE_NOT_CANCELLABLE.',
+  })
+  @ApiEnvelope(RestoreModel, { status: 200, description: 'The restore.' })
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'RESTORE_NOT_FOUND', 'RESTORE_NOT_CANCELLABLE')
+  cancel(@Ctx() ctx: RequestContext, @Param() ref: RestoreRef): Promise<Restore> {
+    return this.rpc.call(RESTORE_PATTERNS.cancel, ctx, {
       project_id: ref.project_id,
       name: ref.name,
       restore_id: ref.restore_id,

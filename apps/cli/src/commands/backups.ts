@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Backup } from '@pgcloud/api-client';
 import {
+  cancelRestore,
   createBackup,
   deleteBackup,
   getBackup,
@@ -18,9 +19,12 @@ import { CliError, EXIT } from '../exit-codes.js';
 import { renderFields, renderTable } from '../output.js';
 import { Progress, formatBytes, pollUntil } from '../progress.js';
 import { databaseScope } from '../database-scope.js';
-import { followRestore } from '../restore-progress.js';
+import { followRestore, showRestore } from '../restore-progress.js';
 
-/** `backups list|create|get|download|delete` and `restore`, each on one database. */
+/**
+ * `backups list|create|get|download|delete`, `restore` and `cancel-restore`, each on one
+ * database.
+ */
 export function registerBackupCommands(program: Command): void {
   const backups = program
     .command('backups')
@@ -97,6 +101,30 @@ export function registerBackupCommands(program: Command): void {
       .option('--dry-run', 'show the plan and an estimate after every check; restore nothing'),
     'database',
   ).action(runs(restore));
+
+  withCommonOptions(
+    program
+      .command('cancel-restore')
+      .description(
+        'Stop a restore (of a backup or PITR) before it swaps; the source stays as it was',
+      )
+      .argument('<restore-id>', 'the restore (`pgcloud db get`, `pitr restores`)'),
+    'database',
+  ).action(
+    runs(async (ctx, restore_id: string) => {
+      const { client, path } = await databaseScope(ctx);
+      const restore = await unwrap(cancelRestore({ client, path: { ...path, restore_id } }));
+      ctx.out.result(
+        restore,
+        () => showRestore(restore),
+        () => restore.status,
+      );
+      if (restore.status !== 'cancelled')
+        ctx.out.note(
+          'Still stopping; `pgcloud pitr restores` or the API shows it end `cancelled`.',
+        );
+    }),
+  );
 }
 
 async function list(ctx: CliContext): Promise<void> {

@@ -152,6 +152,21 @@ describe('pitr argv', () => {
     assert.match(table.stdout, /estimated:\s+12 s/);
   });
 
+  it('cancel-restore cancels through the restores route and prints the restore', async (t) => {
+    const cancelled = { ...pitrRestore('cancelled') };
+    const result = await runCli(
+      t,
+      ['cancel-restore', RESTORE, '--json', ...inShop],
+      [route('POST', `/restores/${RESTORE}/cancel`, cancelled)],
+    );
+    assert.equal(result.exitCode, undefined, result.stderr);
+    assert.match(
+      result.requests[0]?.url.pathname ?? '',
+      /\/databases\/shop\/restores\/rstr_a+\/cancel$/,
+    );
+    assert.deepEqual(JSON.parse(result.stdout), cancelled);
+  });
+
   it('restore-point sends the name; restore-points lists them', async (t) => {
     const point = {
       name: 'before-migration',

@@ -79,6 +79,10 @@ export class RestoreEntity {
   @Column({ type: 'text', nullable: true })
   error: string | null;
 
+  /** When a cancel was asked; the job stops at its next look (before it swaps). */
+  @Column({ name: 'cancel_requested_at', type: 'timestamptz', nullable: true })
+  cancelRequestedAt: Date | null;
+
   @Column({ name: 'started_at', type: 'timestamptz', default: () => 'now()' })
   startedAt: Date;
 

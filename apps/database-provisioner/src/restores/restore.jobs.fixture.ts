@@ -13,6 +13,7 @@ import type { Outbox } from '@pgcloud/messaging';
 import { answer, fakeRpcClient } from '@pgcloud/testing';
 import pg from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
+import { FindOperator } from 'typeorm';
 import type { ProvisionerConfig } from '../config.js';
 import type { SecretBox } from '../credentials/secret-box.js';
 import type { DatabaseEntity } from '../databases/database.entity.js';
@@ -42,7 +43,15 @@ class FakePgClient {
 }
 
 const matches = (row: object, where: Where) =>
-  Object.entries(where).every(([k, v]) => (row as Record<string, unknown>)[k] === v);
+  Object.entries(where).every(([k, v]) => satisfies((row as Record<string, unknown>)[k], v));
+/** A column's value against a `where` value: equal, or TypeORM's IsNull() and Not(). */
+function satisfies(value: unknown, wanted: unknown): boolean {
+  if (wanted instanceof FindOperator) {
+    if (wanted.type === 'isNull') return value === null || value === undefined;
+    if (wanted.type === 'not') return !satisfies(value, wanted.value);
+  }
+  return value === wanted;
+}
 export const PLAN: RestorePlan = {
   base_backup_url: 'https://s3/base.tar.zst',
   base_backup_sha256: 'ab'.repeat(32),
@@ -65,6 +74,8 @@ export class World {
   /** The bytes of the base backup the driver tells as they stream. */
   downloads: number[] = [];
   events: { name: string; payload: Record<string, unknown> }[] = [];
+  /** Runs inside the build, after the download (a cancel asked meanwhile, say). */
+  duringBuild?: () => void;
   holdsJob = true;
   /** A crash left the restored data swapped in already. */
   swapped = false;
@@ -97,6 +108,7 @@ export class World {
       walFilesApplied: null,
       downloadSeconds: null,
       replaySeconds: null,
+      cancelRequestedAt: null,
       phase: 'queued',
       bytesDone: 0,
       bytesTotal: 0,
@@ -136,6 +148,8 @@ export class World {
       manager,
       getRepository: (entity: unknown) => ({
         update: (where: Where, set: { status?: string }) => update(entity, where, set),
+        existsBy: (where: Where) =>
+          Promise.resolve([...table(entity).values()].some((r) => matches(r, where))),
         findOneByOrFail: (where: { databaseId: string }) =>
           entity === CredentialsEntity
             ? Promise.resolve({ ...where, passwordSealed: 'pw', replicationPasswordSealed: 'rp' })
@@ -166,6 +180,7 @@ export class World {
         spec.progress?.step('download');
         for (const bytes of this.downloads) spec.progress?.downloaded(bytes);
         if (this.buildError) return Promise.reject(this.buildError);
+        this.duringBuild?.();
         spec.progress?.step('recover');
         spec.progress?.step('check');
         return Promise.resolve({ walFilesApplied: 7, stepSeconds: BUILD_STEPS });
@@ -190,6 +205,7 @@ export class World {
       },
       announce: (_m: unknown, _c: unknown, record: DatabaseEntity) =>
         step(`announce ${record.id} ${record.status}`),
+      markForRemoval: (_m: unknown, _c: unknown, ids: string[]) => step(`remove ${ids.join(' ')}`),
     } as unknown as DatabaseJobs;
     const secrets = { open: (sealed: string) => sealed } as unknown as SecretBox;
     const outbox = {

@@ -228,6 +228,44 @@ describe('RestoreJobs', () => {
     assert.equal(world.databases.get('db_1')?.status, 'running');
   });
 
+  it('ends a restore cancelled before it began without touching its data', async () => {
+    const world = new World();
+    world.addRestore();
+    const restore = world.restores.get('rst_1');
+    assert.ok(restore);
+    restore.cancelRequestedAt = new Date();
+
+    await assert.rejects(run(world), permanent('cancelled'));
+    assert.ok(!world.steps.some((s) => s.startsWith('build') || s.startsWith('hold')));
+    await fail(world, 'cancelled');
+
+    assert.equal(restore.status, 'cancelled');
+    assert.equal(restore.error, null);
+    assert.ok(world.steps.includes('abandon srv_1'), 'the source goes off hold');
+    assert.equal(world.databases.get('db_1')?.status, 'running');
+    assert.equal(world.events[0]?.payload.status, 'cancelled');
+  });
+
+  it('never swaps a restore cancelled while it builds, and removes the database made for it', async () => {
+    const world = new World();
+    world.addRestore('db_2');
+    world.duringBuild = () => {
+      const restore = world.restores.get('rst_1');
+      if (restore) restore.cancelRequestedAt = new Date();
+    };
+
+    await assert.rejects(run(world), permanent('cancelled'));
+    assert.ok(world.steps.includes('build srv_2'));
+    assert.ok(!world.steps.some((s) => s.startsWith('swap')), 'no swap after a cancel');
+    assert.notEqual(world.restores.get('rst_1')?.phase, 'swapping');
+    await fail(world, 'cancelled');
+
+    assert.equal(world.restores.get('rst_1')?.status, 'cancelled');
+    assert.ok(world.steps.includes('destroy srv_2'));
+    assert.ok(world.steps.includes('remove db_2'), 'the new database goes');
+    assert.equal(world.databases.get('db_1')?.status, 'running', 'the source is not touched');
+  });
+
   it('leaves a restore that completed meanwhile as it is', async () => {
     const world = new World();
     world.addRestore(undefined, 'completed');

@@ -1,14 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { RequestContext } from '@pgcloud/contracts';
+import type { RequestContext, RestoreFinished } from '@pgcloud/contracts';
 import { PITR_PATTERNS, RESTORE_EVENTS } from '@pgcloud/contracts';
 import type { FailedJob, Job, JobFailure } from '@pgcloud/jobs';
 import { JobRunner, PermanentJobError, enqueue, holdJob, runNow } from '@pgcloud/jobs';
 import { Outbox } from '@pgcloud/messaging';
 import { checkTlsLogin } from '@pgcloud/postgres';
 import { hostname } from 'node:os';
-import { DataSource } from 'typeorm';
+import { DataSource, IsNull, Not } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { RpcClient } from '@pgcloud/messaging';
 import { ProvisionerConfig } from '../config.js';
@@ -27,7 +27,9 @@ const SCHEMA = 'provisioner';
 const RESTORE = 'database.restore';
 const MAX_ATTEMPTS = 3;
 /** The kinds of PermanentJobError a restore fails with. */
-const FAILURES = { corrupt: 'corrupt-archive', noPlan: NO_PLAN } as const;
+const FAILURES = { corrupt: 'corrupt-archive', noPlan: NO_PLAN, cancelled: 'cancelled' } as const;
+// How often a running restore looks whether it was cancelled.
+const CANCEL_POLL_MS = 500;
 // How long an in-place restore's job waits for the request to put the server on hold.
 const HELD_BACK_MS = 60_000;
 
@@ -138,6 +140,8 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       );
       return;
     }
+    // Cancelled before it began (a held-back in-place job runs at once to end it).
+    if (restore.cancelRequestedAt) throw cancelledError();
     const timer = new RestoreTimer(restore);
     // Only while it runs: a failed restore keeps the phase it failed in.
     const tracker = new RestoreTracker(
@@ -145,16 +149,29 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       (fields) => restores.update({ id: restore.id, status: 'running' }, fields),
       (err) => this.logger.warn(`restore ${restore.id}: progress not written: ${String(err)}`),
     );
-    try {
-      await this.databaseJobs.withServerLock(
-        target.platformServiceId,
-        async (signal) => {
-          // Under the lock: a worker that lost its lease (or the lock) must not act again.
-          signal.throwIfAborted();
-          await this.restoreLocked(ctx, signal, { timer, tracker }, { restore, source, target });
-        },
-        job.signal,
+    // A cancel stops the build wherever it is: downloads, tools and the checking server.
+    const cancel = new AbortController();
+    const watch = setInterval(() => {
+      void this.cancelAsked(restore.id).then(
+        (asked) => asked && cancel.abort(),
+        () => undefined,
       );
+    }, CANCEL_POLL_MS);
+    try {
+      await this.databaseJobs
+        .withServerLock(
+          target.platformServiceId,
+          async (lock) => {
+            const signal = AbortSignal.any([lock, cancel.signal]);
+            // Under the lock: a worker that lost its lease (or the lock) must not act again.
+            signal.throwIfAborted();
+            await this.restoreLocked(ctx, signal, { timer, tracker }, { restore, source, target });
+          },
+          job.signal,
+        )
+        .catch((err: unknown) => {
+          throw cancel.signal.aborted ? cancelledError() : err;
+        });
       await this.dataSource.transaction(async (manager) => {
         // Only the attempt that still holds the job records the outcome.
         if (!(await holdJob(manager, job, SCHEMA))) throw new Error('the restore job was lost');
@@ -181,6 +198,8 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     } catch (err) {
       timer.end('failed');
       throw err;
+    } finally {
+      clearInterval(watch);
     }
     timer.end('completed');
     this.logger.log(`restore ${restore.id} completed on ${target.id}`);
@@ -256,7 +275,16 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       if (restore.kind === 'pitr') await tracker.replayed(walFilesApplied);
     }
     signal.throwIfAborted();
-    // The swap and what follows it (the login checked in place, the old data gone).
+    // The swap and what follows it (the login checked in place, the old data gone). From
+    // here on the restore cannot be cancelled: it swaps only if no cancel came first.
+    await tracker.flush();
+    const swapping = await this.dataSource
+      .getRepository(RestoreEntity)
+      .update(
+        { id: restore.id, status: 'running', cancelRequestedAt: IsNull() },
+        { phase: 'swapping' },
+      );
+    if (swapping.affected !== 1) throw cancelledError();
     await tracker.phase('swapping');
     await timer.phase('swap', async () => {
       const endpoint = await this.driver.swapInRestore(serverId, restore.id);
@@ -314,16 +342,25 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     const found = await this.parties(manager, job.payload.restore_id);
     if (!found) return;
     const { restore, source, target } = found;
-    this.logger.error(`restore ${restore.id} failed: ${reason}`);
+    const cancelled = kind === FAILURES.cancelled;
+    if (cancelled) this.logger.log(`restore ${restore.id} cancelled`);
+    else this.logger.error(`restore ${restore.id} failed: ${reason}`);
     const inPlace = restore.targetDatabaseId === null;
     const error = this.reasonFor(kind, inPlace, source !== undefined && target !== undefined);
     const moved = await manager.update(
       RestoreEntity,
       { id: restore.id, status: restore.status === 'pending' ? 'pending' : 'running' },
-      { status: 'failed', error, etaSeconds: null, completedAt: new Date() },
+      cancelled
+        ? { status: 'cancelled', error: null, etaSeconds: null, completedAt: new Date() }
+        : { status: 'failed', error, etaSeconds: null, completedAt: new Date() },
     );
     if (moved.affected !== 1 || !source || !target) return;
     const kept = await this.undo(target, inPlace);
+    if (cancelled && !inPlace) {
+      // Nothing of a cancelled restore stays: the database made for it goes too.
+      await this.databaseJobs.markForRemoval(manager, ctx, [target.id]);
+      return this.announceFinished(manager, ctx, restore, target, 'cancelled');
+    }
     // The database ends `running` on its old data, or `failed` when even that could not be
     // brought back (a new database of a failed restore is `failed` in any case).
     const status = inPlace && kept ? 'running' : 'failed';
@@ -335,7 +372,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     );
     await this.databaseJobs.announce(manager, ctx, { ...target, status, error: databaseError });
     // An in-place restore paused the WAL receiver: pitr-worker lets it go on.
-    await this.announceFinished(manager, ctx, restore, target, 'failed');
+    await this.announceFinished(manager, ctx, restore, target, cancelled ? 'cancelled' : 'failed');
   }
 
   /** Announces a restore's end, in the transaction that records it. */
@@ -344,7 +381,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     ctx: RequestContext,
     restore: RestoreEntity,
     target: DatabaseEntity,
-    status: 'completed' | 'failed',
+    status: RestoreFinished['status'],
   ): Promise<void> {
     await this.outbox.add(manager, RESTORE_EVENTS.finished, ctx, {
       restore_id: restore.id,
@@ -359,6 +396,12 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     if (!bothThere) return REASONS.deleted;
     if (kind === FAILURES.corrupt) return REASONS.corrupt;
     return inPlace ? REASONS.failed : REASONS.failedTarget;
+  }
+
+  private async cancelAsked(restoreId: string): Promise<boolean> {
+    return this.dataSource
+      .getRepository(RestoreEntity)
+      .existsBy({ id: restoreId, cancelRequestedAt: Not(IsNull()) });
   }
 
   /** Puts the old data back (in place) or removes the new server; false when that failed. */
@@ -376,4 +419,9 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       return false;
     }
   }
+}
+
+/** How a cancelled restore's job ends: as a failure the failure handler knows. */
+function cancelledError(): PermanentJobError {
+  return new PermanentJobError('cancelled', FAILURES.cancelled);
 }

@@ -30,6 +30,12 @@ export class RestoresController {
     return this.restores.list(ctx, { project_id: body.project_id, name: body.name }, body.kind);
   }
 
+  @Handles(RESTORE_PATTERNS.cancel)
+  cancel(@MessageCtx() ctx: RequestContext, @MessageBody() body: RestoreGetRequest) {
+    const { project_id, name, restore_id } = body;
+    return this.restores.cancel(ctx, { project_id, name, restore_id }, body.kind);
+  }
+
   @Handles(RESTORE_PATTERNS.get)
   get(@MessageCtx() ctx: RequestContext, @MessageBody() body: RestoreGetRequest) {
     const { project_id, name, restore_id } = body;

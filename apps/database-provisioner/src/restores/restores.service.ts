@@ -13,6 +13,7 @@ import type {
 import { DomainError, isId, newId } from '@pgcloud/contracts';
 import { assertTimeLeft, requireUser, waitWithinDeadline } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, IsNull, Not } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { DatabaseEntity } from '../databases/database.entity.js';
@@ -172,6 +173,51 @@ export class RestoresService {
     return { id: restore.id, source };
   }
 
+  /**
+   * Cancels a restore before it swaps (spec/decisions.md section 6): the request is noted
+   * on the record, under its lock, so the job either sees it before it swaps or the swap
+   * came first (RESTORE_NOT_CANCELLABLE). Its job runs at once (a held-back in-place one
+   * too) and undoes what was done; the answer waits for that, as long as the request may.
+   */
+  async cancel(ctx: RequestContext, ref: RestoreRef, kind?: RestoreKind): Promise<Restore> {
+    const database = await this.databases.findOwned(ctx, ref);
+    const id = ref.restore_id;
+    await this.dataSource.transaction(async (manager) => {
+      const record = isId('rstr', id)
+        ? await manager.findOne(RestoreEntity, {
+            where: { id, databaseId: database.id, ...(kind ? { kind } : {}) },
+            lock: { mode: 'pessimistic_write' },
+          })
+        : null;
+      if (!record) throw new DomainError('RESTORE_NOT_FOUND', `Restore ${id} was not found.`);
+      const ended = !['pending', 'running'].includes(record.status);
+      if (ended || record.phase === 'swapping')
+        throw new DomainError(
+          'RESTORE_NOT_CANCELLABLE',
+          ended
+            ? `Restore ${id} is ${record.status}; only a restore under way can be cancelled.`
+            : `Restore ${id} is swapping the restored data in; it can no longer be cancelled.`,
+        );
+      if (!record.cancelRequestedAt)
+        await manager.update(RestoreEntity, { id }, { cancelRequestedAt: new Date() });
+    });
+    this.logger.log(`restore ${id} of ${database.id}: cancel asked`);
+    await this.jobs.release(id);
+    await waitWithinDeadline(ctx, this.untilEnded(id));
+    return toRestore(await this.dataSource.getRepository(RestoreEntity).findOneByOrFail({ id }));
+  }
+
+  /** Resolves once the restore is no longer under way, or after CANCEL_WAIT_MS. */
+  private async untilEnded(id: string): Promise<void> {
+    const deadline = Date.now() + CANCEL_WAIT_MS;
+    const restores = this.dataSource.getRepository(RestoreEntity);
+    while (Date.now() < deadline) {
+      const record = await restores.findOneBy({ id });
+      if (!record || !['pending', 'running'].includes(record.status)) return;
+      await sleep(200);
+    }
+  }
+
   /** The database's restores, newest first; of one kind only when `kind` is given. */
   async list(
     ctx: RequestContext,
@@ -234,6 +280,9 @@ export class RestoresService {
     await this.jobs.enqueue(manager, restore.id, ctx.requestId, !restore.targetDatabaseId);
   }
 }
+
+/** How long a cancel's answer waits for the restore to have stopped, at most. */
+const CANCEL_WAIT_MS = 15_000;
 
 /** Completed restores an estimate learns from, the newest first. */
 const ESTIMATE_HISTORY = 20;

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import { type Client, type Options as Options2, type TDataShape, urlSearchParamsBodySerializer } from './client/index.js';
-import type { AnswerDevicePageData, AnswerDevicePageErrors, AnswerDevicePageResponses, CreateBackupData, CreateBackupErrors, CreateBackupResponses, CreateDatabaseData, CreateDatabaseErrors, CreateDatabaseResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateRestorePointData, CreateRestorePointErrors, CreateRestorePointResponses, DeleteBackupData, DeleteBackupErrors, DeleteBackupResponses, DeleteDatabaseData, DeleteDatabaseErrors, DeleteDatabaseResponses, DeleteProjectData, DeleteProjectErrors, DeleteProjectResponses, DisablePitrData, DisablePitrErrors, DisablePitrResponses, EnablePitrData, EnablePitrErrors, EnablePitrResponses, GetBackupData, GetBackupDownloadData, GetBackupDownloadErrors, GetBackupDownloadResponses, GetBackupErrors, GetBackupResponses, GetCaCertificateData, GetCaCertificateResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetDatabaseData, GetDatabaseErrors, GetDatabaseResponses, GetDatabaseUrlData, GetDatabaseUrlErrors, GetDatabaseUrlResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetPitrConfigData, GetPitrConfigErrors, GetPitrConfigResponses, GetPitrRestoreData, GetPitrRestoreErrors, GetPitrRestoreResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetReceiverStatusData, GetReceiverStatusErrors, GetReceiverStatusResponses, GetRecoveryWindowData, GetRecoveryWindowErrors, GetRecoveryWindowResponses, GetRestoreData, GetRestoreErrors, GetRestoreResponses, ListBackupsData, ListBackupsErrors, ListBackupsResponses, ListDatabasesData, ListDatabasesErrors, ListDatabasesResponses, ListPitrRestoresData, ListPitrRestoresErrors, ListPitrRestoresResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListRegionsData, ListRegionsErrors, ListRegionsResponses, ListRestorePointsData, ListRestorePointsErrors, ListRestorePointsResponses, ListRestoresData, ListRestoresErrors, ListRestoresResponses, ListWalSegmentsData, ListWalSegmentsErrors, ListWalSegmentsResponses, LogoutData, LogoutErrors, LogoutResponses, PollDeviceTokenData, PollDeviceTokenErrors, PollDeviceTokenResponses, RestartReceiverData, RestartReceiverErrors, RestartReceiverResponses, RestoreBackupData, RestoreBackupErrors, RestoreBackupResponses, RestorePitrData, RestorePitrErrors, RestorePitrResponses, ShowDevicePageData, ShowDevicePageErrors, ShowDevicePageResponses, StartDeviceFlowData, StartDeviceFlowErrors, StartDeviceFlowResponses } from './types.gen.js';
+import type { AnswerDevicePageData, AnswerDevicePageErrors, AnswerDevicePageResponses, CancelPitrRestoreData, CancelPitrRestoreErrors, CancelPitrRestoreResponses, CancelRestoreData, CancelRestoreErrors, CancelRestoreResponses, CreateBackupData, CreateBackupErrors, CreateBackupResponses, CreateDatabaseData, CreateDatabaseErrors, CreateDatabaseResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateRestorePointData, CreateRestorePointErrors, CreateRestorePointResponses, DeleteBackupData, DeleteBackupErrors, DeleteBackupResponses, DeleteDatabaseData, DeleteDatabaseErrors, DeleteDatabaseResponses, DeleteProjectData, DeleteProjectErrors, DeleteProjectResponses, DisablePitrData, DisablePitrErrors, DisablePitrResponses, EnablePitrData, EnablePitrErrors, EnablePitrResponses, GetBackupData, GetBackupDownloadData, GetBackupDownloadErrors, GetBackupDownloadResponses, GetBackupErrors, GetBackupResponses, GetCaCertificateData, GetCaCertificateResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetDatabaseData, GetDatabaseErrors, GetDatabaseResponses, GetDatabaseUrlData, GetDatabaseUrlErrors, GetDatabaseUrlResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetPitrConfigData, GetPitrConfigErrors, GetPitrConfigResponses, GetPitrRestoreData, GetPitrRestoreErrors, GetPitrRestoreResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetReceiverStatusData, GetReceiverStatusErrors, GetReceiverStatusResponses, GetRecoveryWindowData, GetRecoveryWindowErrors, GetRecoveryWindowResponses, GetRestoreData, GetRestoreErrors, GetRestoreResponses, ListBackupsData, ListBackupsErrors, ListBackupsResponses, ListDatabasesData, ListDatabasesErrors, ListDatabasesResponses, ListPitrRestoresData, ListPitrRestoresErrors, ListPitrRestoresResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListRegionsData, ListRegionsErrors, ListRegionsResponses, ListRestorePointsData, ListRestorePointsErrors, ListRestorePointsResponses, ListRestoresData, ListRestoresErrors, ListRestoresResponses, ListWalSegmentsData, ListWalSegmentsErrors, ListWalSegmentsResponses, LogoutData, LogoutErrors, LogoutResponses, PollDeviceTokenData, PollDeviceTokenErrors, PollDeviceTokenResponses, RestartReceiverData, RestartReceiverErrors, RestartReceiverResponses, RestoreBackupData, RestoreBackupErrors, RestoreBackupResponses, RestorePitrData, RestorePitrErrors, RestorePitrResponses, ShowDevicePageData, ShowDevicePageErrors, ShowDevicePageResponses, StartDeviceFlowData, StartDeviceFlowErrors, StartDeviceFlowResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -158,6 +158,17 @@ export const getRestore = <ThrowOnError extends boolean = false>(options: Option
 });
 
 /**
+ * Cancel a restore
+ *
+ * Stops a restore before it swaps the restored data in: the source stays as it was, writable; a database made for it is removed; the restore ends `cancelled`. The answer is the restore once it stopped (or still stopping, when that takes longer than the request may wait). From `swapping` on, or once it ended: 409 RESTORE_NOT_CANCELLABLE.
+ */
+export const cancelRestore = <ThrowOnError extends boolean = false>(options: Options<CancelRestoreData, ThrowOnError>) => (options.client ?? client).post<CancelRestoreResponses, CancelRestoreErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/databases/{name}/restores/{restore_id}/cancel',
+    ...options
+});
+
+/**
  * The PITR configuration of a database
  *
  * Answers for a database that never had PITR too: `enabled: false`, the rest null.
@@ -290,6 +301,17 @@ export const listPitrRestores = <ThrowOnError extends boolean = false>(options: 
 export const getPitrRestore = <ThrowOnError extends boolean = false>(options: Options<GetPitrRestoreData, ThrowOnError>) => (options.client ?? client).get<GetPitrRestoreResponses, GetPitrRestoreErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/projects/{project_id}/databases/{name}/pitr/restores/{restore_id}',
+    ...options
+});
+
+/**
+ * Cancel a PITR restore
+ *
+ * As for backup restores: stops it before it swaps; the source stays as it was, a database made for it is removed, the restore ends `cancelled`. From `swapping` on, or once it ended: 409 RESTORE_NOT_CANCELLABLE.
+ */
+export const cancelPitrRestore = <ThrowOnError extends boolean = false>(options: Options<CancelPitrRestoreData, ThrowOnError>) => (options.client ?? client).post<CancelPitrRestoreResponses, CancelPitrRestoreErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/databases/{name}/pitr/restores/{restore_id}/cancel',
     ...options
 });
 

@@ -10,7 +10,7 @@ export type ErrorDetail = {
 };
 
 export type Error = {
-    code: 'VALIDATION_ERROR' | 'DEVICE_CODE_INVALID' | 'DEVICE_CODE_EXPIRED' | 'AUTH_REQUIRED' | 'ACCESS_DENIED' | 'QUOTA_EXCEEDED' | 'FORBIDDEN_HOST' | 'FORBIDDEN' | 'PROJECT_NOT_FOUND' | 'DATABASE_NOT_FOUND' | 'BACKUP_NOT_FOUND' | 'RESTORE_NOT_FOUND' | 'TEMPLATE_NOT_FOUND' | 'NOT_FOUND' | 'PROJECT_NAME_TAKEN' | 'DATABASE_NAME_TAKEN' | 'PROJECT_NOT_EMPTY' | 'DATABASE_NOT_READY' | 'BACKUP_NOT_READY' | 'OPERATION_IN_PROGRESS' | 'PITR_NOT_ENABLED' | 'TEMPLATE_IN_USE' | 'PAYLOAD_TOO_LARGE' | 'TARGET_TIME_INVALID' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMIT_EXCEEDED' | 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE';
+    code: 'VALIDATION_ERROR' | 'DEVICE_CODE_INVALID' | 'DEVICE_CODE_EXPIRED' | 'AUTH_REQUIRED' | 'ACCESS_DENIED' | 'QUOTA_EXCEEDED' | 'FORBIDDEN_HOST' | 'FORBIDDEN' | 'PROJECT_NOT_FOUND' | 'DATABASE_NOT_FOUND' | 'BACKUP_NOT_FOUND' | 'RESTORE_NOT_FOUND' | 'TEMPLATE_NOT_FOUND' | 'NOT_FOUND' | 'PROJECT_NAME_TAKEN' | 'DATABASE_NAME_TAKEN' | 'PROJECT_NOT_EMPTY' | 'DATABASE_NOT_READY' | 'BACKUP_NOT_READY' | 'OPERATION_IN_PROGRESS' | 'PITR_NOT_ENABLED' | 'TEMPLATE_IN_USE' | 'RESTORE_NOT_CANCELLABLE' | 'PAYLOAD_TOO_LARGE' | 'TARGET_TIME_INVALID' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMIT_EXCEEDED' | 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE';
     message: string;
     /**
      * VALIDATION_ERROR only.
@@ -195,7 +195,7 @@ export type RestoreDryRun = {
 
 export type CreatedRestore = {
     restore_id: string;
-    status: 'pending' | 'running' | 'completed' | 'failed';
+    status: 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
     started_at: string;
     target_database?: string;
 };
@@ -253,7 +253,7 @@ export type Restore = {
      * The new database it restored into, when not in place.
      */
     target_database?: string;
-    status: 'pending' | 'running' | 'completed' | 'failed';
+    status: 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
     /**
      * Where its work is, in this order; a failed restore keeps the phase it failed in.
      */
@@ -408,7 +408,7 @@ export type CreatedPitrRestore = {
      * A restore point target.
      */
     target_restore_point?: string;
-    status: 'pending' | 'running' | 'completed' | 'failed';
+    status: 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
     started_at: string;
     /**
      * When restoring into a new database.
@@ -1305,6 +1305,58 @@ export type GetRestoreResponses = {
 
 export type GetRestoreResponse = GetRestoreResponses[keyof GetRestoreResponses];
 
+export type CancelRestoreData = {
+    body?: never;
+    path: {
+        restore_id: string;
+        name: string;
+        project_id: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/databases/{name}/restores/{restore_id}/cancel';
+};
+
+export type CancelRestoreErrors = {
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `DATABASE_NOT_FOUND`: no such database, or owned by another account.
+     *
+     * `RESTORE_NOT_FOUND`: no such restore, or owned by another account.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `RESTORE_NOT_CANCELLABLE`: cancel of a restore that already finished or is swapping.
+     */
+    409: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type CancelRestoreError = CancelRestoreErrors[keyof CancelRestoreErrors];
+
+export type CancelRestoreResponses = {
+    /**
+     * The restore.
+     */
+    200: {
+        success: true;
+        data: Restore;
+    };
+};
+
+export type CancelRestoreResponse = CancelRestoreResponses[keyof CancelRestoreResponses];
+
 export type GetPitrConfigData = {
     body?: never;
     path: {
@@ -1977,6 +2029,58 @@ export type GetPitrRestoreResponses = {
 };
 
 export type GetPitrRestoreResponse = GetPitrRestoreResponses[keyof GetPitrRestoreResponses];
+
+export type CancelPitrRestoreData = {
+    body?: never;
+    path: {
+        restore_id: string;
+        name: string;
+        project_id: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/databases/{name}/pitr/restores/{restore_id}/cancel';
+};
+
+export type CancelPitrRestoreErrors = {
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `DATABASE_NOT_FOUND`: no such database, or owned by another account.
+     *
+     * `RESTORE_NOT_FOUND`: no such restore, or owned by another account.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `RESTORE_NOT_CANCELLABLE`: cancel of a restore that already finished or is swapping.
+     */
+    409: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type CancelPitrRestoreError = CancelPitrRestoreErrors[keyof CancelPitrRestoreErrors];
+
+export type CancelPitrRestoreResponses = {
+    /**
+     * The restore.
+     */
+    200: {
+        success: true;
+        data: Restore;
+    };
+};
+
+export type CancelPitrRestoreResponse = CancelPitrRestoreResponses[keyof CancelPitrRestoreResponses];
 
 export type GetCaCertificateData = {
     body?: never;

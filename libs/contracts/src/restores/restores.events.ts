@@ -2,7 +2,7 @@ import { IsBoolean, IsIn, IsString } from 'class-validator';
 import { event } from '../catalogue.js';
 
 /** How a restore ended. */
-export const RESTORE_OUTCOMES = ['completed', 'failed'] as const;
+export const RESTORE_OUTCOMES = ['completed', 'failed', 'cancelled'] as const;
 
 /** Payload of RESTORE_EVENTS.finished. */
 export class RestoreFinished {
@@ -26,6 +26,6 @@ export class RestoreFinished {
 
 /** Events published by database-provisioner about restores on EVENTS_EXCHANGE. */
 export const RESTORE_EVENTS = {
-  /** A restore completed or failed; an in-place one's server takes writes again. */
+  /** A restore completed, failed or was cancelled; an in-place one's server takes writes again. */
   finished: event('restore.finished', RestoreFinished),
 } as const;

@@ -21,6 +21,11 @@ export const RESTORE_PATTERNS = {
     'restores.check',
     CheckRestoreRequest,
   ),
+  /**
+   * Stops a restore before `swapping` (spec/decisions.md section 6); RESTORE_NOT_CANCELLABLE
+   * after. Answers it as it is once cancelled, or still stopping.
+   */
+  cancel: rpc<RestoreGetRequest, Restore>('databases', 'restores.cancel', RestoreGetRequest),
   /** Newest first (PITR routes: kind pitr). */
   list: rpc<RestoreListRequest, { restores: Restore[] }>(
     'databases',

@@ -1,5 +1,5 @@
 /** Where a restore is in its life (spec/decisions.md section 6). */
-export type RestoreStatus = 'pending' | 'running' | 'completed' | 'failed';
+export type RestoreStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
 
 /** A restore from a base backup, or to a point in time. */
 export const RESTORE_KINDS = ['backup', 'pitr'] as const;
