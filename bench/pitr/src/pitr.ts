@@ -139,7 +139,7 @@ function report(
   return [
     `PITR restore through ${(written.walBytes / MB).toFixed(0)} MB of WAL (${written.rows} rows INSERTed) to ${target}, into a new database, ${ours.length} samples each, seconds`,
     `  the archive covered the end of the writes ${catchUpSeconds.toFixed(1)} s after it`,
-    "  pgcloud: completed_at - started_at (the new database's server, base backup download + SHA-256 and extraction while the WAL is fetched 8 at a time, recovery to the target, promotion, roles, TLS checks, swap); its phases as database-provisioner times them (pgcloud_restore_phase_duration_seconds, kind=pitr, target=target_database)",
+    "  pgcloud: completed_at - started_at (the new database's server made meanwhile, base backup download + SHA-256 and extraction while the WAL is fetched 8 at a time, replay to the target as the WAL comes in, promotion, roles, TLS checks, swap); its phases as database-provisioner times them (pgcloud_restore_phase_duration_seconds, kind=pitr, target=target_database)",
     '  by hand (downloads included): the base backup through its link while the WAL comes from S3 8 at a time, tar --zstd -x, recovery with restore_command cp, promote, until pg_is_in_recovery() is false',
     '',
     ...formatSamples([...withParts(pgcloud, phases), ...withParts(hand, steps)]),

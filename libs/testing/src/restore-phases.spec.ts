@@ -39,4 +39,21 @@ describe('phaseRows', () => {
       { label: 'outside the phases', values: [0.5, 1] },
     ]);
   });
+
+  it('lists a phase that runs beside the others apart from their sum', () => {
+    const rows = phaseRows(
+      [
+        new Map([
+          ['create', 1],
+          ['download', 2],
+        ]),
+      ],
+      [2.5],
+    );
+    assert.deepEqual(rows, [
+      { label: 'create (beside plan, download)', values: [1] },
+      { label: 'download', values: [2] },
+      { label: 'outside the phases', values: [0.5] },
+    ]);
+  });
 });

@@ -62,18 +62,25 @@ export async function timeRestorePhases<T>(
   return { result, phases: phasesBetween(before, after) };
 }
 
+// Phases that run beside the next ones (a new database's server is made while the plan
+// and the download go on): listed, but not part of the time the phases add up to.
+const BESIDE: Record<string, string> = { create: 'create (beside plan, download)' };
+
 /**
  * One row per phase across the samples, then what each restore's record (`totals`:
- * completed_at - started_at) took outside the phases: the job's queue and lock, records.
+ * completed_at - started_at) took outside the phases that run one after another: the job's
+ * queue and lock, records.
  */
 export function phaseRows(samples: readonly PhaseSeconds[], totals: readonly number[]): Samples[] {
   const phases = [...new Set(samples.flatMap((s) => [...s.keys()]))];
   const rows = phases.map((phase) => ({
-    label: phase,
+    label: BESIDE[phase] ?? phase,
     values: samples.map((s) => s.get(phase) ?? 0),
   }));
   const outside = samples.map((s, i) => {
-    const inPhases = [...s.values()].reduce((sum, seconds) => sum + seconds, 0);
+    const inPhases = [...s]
+      .filter(([phase]) => !(phase in BESIDE))
+      .reduce((sum, [, seconds]) => sum + seconds, 0);
     return (totals[i] ?? Number.NaN) - inPhases;
   });
   return [...rows, { label: 'outside the phases', values: outside }];

@@ -72,6 +72,11 @@ export interface RestoreSpec {
   replicationPassword: string;
   /** Aborted when the job lost its lease or its server lock: downloads and tools stop. */
   signal?: AbortSignal;
+  /**
+   * A new database's server, still being made while the build downloads: the build uses
+   * the server's own files (settings, certificate) only once this has resolved.
+   */
+  serverMade?: Promise<unknown>;
   /** Told how the build moves on, as it does. */
   progress?: RestoreBuildProgress;
 }
@@ -94,9 +99,10 @@ export interface RestoreOutcome {
   /** WAL segments replayed, from the backup's start to where recovery stopped. */
   walFilesApplied: number;
   /**
-   * Seconds each step took; together, the whole build. `download`: the base backup (and
-   * the WAL to replay) fetched, verified and laid out; `recover`: recovery and promotion;
-   * `check`: the names, passwords and TLS login checked, and the data marked as checked.
+   * Seconds each step took; together, the whole build. `download`: the base backup
+   * fetched, verified and laid out (the WAL to replay starts coming down meanwhile);
+   * `recover`: recovery, as the rest of the WAL comes in, and promotion; `check`: the
+   * names, passwords and TLS login checked, and the data marked as checked.
    */
   stepSeconds: Record<RestoreBuildStep, number>;
 }

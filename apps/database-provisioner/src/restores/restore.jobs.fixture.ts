@@ -80,6 +80,9 @@ export class World {
   /** A crash left the restored data swapped in already. */
   swapped = false;
   planError: Error | undefined;
+  /** The new database's server is made once this settles (at once without it). */
+  making: Promise<void> | undefined;
+  createError: Error | undefined;
   buildError: Error | undefined;
   undoError: Error | undefined;
   built: RestoreSpec | undefined;
@@ -171,19 +174,26 @@ export class World {
     );
     const driver = {
       restoreSwapped: () => Promise.resolve(this.swapped),
-      create: (spec: ServerSpec) => step(`create ${spec.serverId} ${spec.databaseName}`),
+      create: async (spec: ServerSpec) => {
+        this.steps.push(`create ${spec.serverId} ${spec.databaseName}`);
+        await this.making;
+        if (this.createError) throw this.createError;
+        this.steps.push(`made ${spec.serverId}`);
+      },
       holdForRestore: (serverId: string) => step(`hold ${serverId}`),
-      buildRestore: (spec: RestoreSpec) => {
+      buildRestore: async (spec: RestoreSpec) => {
         this.built = spec;
         this.steps.push(`build ${spec.serverId}`);
         // A build error comes during the download (a checksum that does not match).
         spec.progress?.step('download');
         for (const bytes of this.downloads) spec.progress?.downloaded(bytes);
-        if (this.buildError) return Promise.reject(this.buildError);
+        if (this.buildError) throw this.buildError;
+        // As the drivers do: the new server's files are used once it is made.
+        await spec.serverMade;
         this.duringBuild?.();
         spec.progress?.step('recover');
         spec.progress?.step('check');
-        return Promise.resolve({ walFilesApplied: 7, stepSeconds: BUILD_STEPS });
+        return { walFilesApplied: 7, stepSeconds: BUILD_STEPS };
       },
       swapInRestore: (serverId: string) => (
         this.steps.push(`swap ${serverId}`),

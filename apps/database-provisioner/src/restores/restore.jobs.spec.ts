@@ -51,16 +51,17 @@ describe('RestoreJobs', () => {
     });
   });
 
-  it('restores a point in time into a new database: made first, planned by pitr-worker, replayed', async () => {
+  it('restores a point in time into a new database: made meanwhile, planned by pitr-worker, replayed', async () => {
     const world = new World();
     world.addRestore('db_2');
 
     await run(world);
 
-    assert.deepEqual(world.steps.slice(1, 9), [
+    assert.deepEqual(world.steps.slice(1, 10), [
       'lock srv_2',
       'create srv_2 app_db_2',
       `pitr plan db_1 ${TARGET_TIME}`,
+      'made srv_2',
       'build srv_2',
       'swap srv_2',
       'finish srv_2',
@@ -76,6 +77,36 @@ describe('RestoreJobs', () => {
     assert.equal(world.databases.get('db_1')?.status, 'running', 'the source is not touched');
     assert.equal(world.events[0]?.payload.in_place, false);
     assert.equal(world.events[0]?.payload.database_id, 'db_2');
+  });
+
+  it("makes a new database's server while the build downloads, which waits for it", async () => {
+    const world = new World();
+    world.addRestore('db_2');
+    world.making = new Promise((resolve) => setTimeout(resolve, 20));
+
+    await run(world);
+
+    assert.deepEqual(world.steps.slice(2, 7), [
+      'create srv_2 app_db_2',
+      `pitr plan db_1 ${TARGET_TIME}`,
+      'build srv_2',
+      'made srv_2',
+      'swap srv_2',
+    ]);
+  });
+
+  it("fails with the reason a new database's server could not be made, its build stopped", async () => {
+    const world = new World();
+    world.addRestore('db_2');
+    world.making = new Promise((resolve) => setTimeout(resolve, 20));
+    world.createError = new Error('no port left');
+
+    await assert.rejects(run(world), /no port left/);
+    assert.equal(world.built?.signal?.aborted, true, 'the build is told to stop');
+    assert.ok(!world.steps.some((step) => step.startsWith('swap')));
+    await fail(world, 'error');
+    assert.ok(world.steps.includes('destroy srv_2'), 'the half-made server goes');
+    assert.equal(world.restores.get('rst_1')?.status, 'failed');
   });
 
   it("shows its phases in order, with the plan's totals and the bytes downloaded", async () => {

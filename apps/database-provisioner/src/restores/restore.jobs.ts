@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { RequestContext, RestoreFinished } from '@pgcloud/contracts';
-import { PITR_PATTERNS, RESTORE_EVENTS } from '@pgcloud/contracts';
-import type { FailedJob, Job, JobFailure } from '@pgcloud/jobs';
+import type { RequestContext } from '@pgcloud/contracts';
+import { PITR_PATTERNS } from '@pgcloud/contracts';
+import type { FailedJob, Job } from '@pgcloud/jobs';
 import { JobRunner, PermanentJobError, enqueue, holdJob, runNow } from '@pgcloud/jobs';
 import { Outbox } from '@pgcloud/messaging';
 import { checkTlsLogin } from '@pgcloud/postgres';
@@ -19,41 +19,19 @@ import { DatabaseJobs } from '../databases/database.jobs.js';
 import type { RestoreOutcome, RestoreSpec } from '../drivers/database-driver.js';
 import { CorruptArchiveError, DatabaseDriver } from '../drivers/database-driver.js';
 import { RestoreEntity } from './restore.entity.js';
+import type { RestoreJobPayload, RestoreParties } from './restore-failures.js';
+import { DELETED_REASON, RESTORE_FAILURES, RestoreFailures } from './restore-failures.js';
 import { RestoreTimer } from './restore.metrics.js';
-import { NO_PLAN, planOf, recoveryOf } from './restore-plan.js';
+import { planOf, recoveryOf } from './restore-plan.js';
 import { RestoreTracker } from './restore-progress.js';
 
 const SCHEMA = 'provisioner';
 const RESTORE = 'database.restore';
 const MAX_ATTEMPTS = 3;
-/** The kinds of PermanentJobError a restore fails with. */
-const FAILURES = { corrupt: 'corrupt-archive', noPlan: NO_PLAN, cancelled: 'cancelled' } as const;
 // How often a running restore looks whether it was cancelled.
 const CANCEL_POLL_MS = 500;
 // How long an in-place restore's job waits for the request to put the server on hold.
 const HELD_BACK_MS = 60_000;
-
-/** Reasons the API shows; the detail stays in the log. */
-const REASONS = {
-  corrupt:
-    'The backup is corrupted (its checksum does not match); the database was left as it was.',
-  failed: 'The restore could not be completed; the database was left as it was.',
-  failedTarget: 'The restore could not be completed; the new database could not be made.',
-  deleted: 'A database the restore acts on was deleted.',
-  lost: 'The restore failed and the server could not be brought back; restore it again.',
-} as const;
-
-interface RestoreJobPayload {
-  restore_id: string;
-  request_id: string;
-}
-
-/** A restore and the databases it acts on: its source, and the one whose data it replaces. */
-interface RestoreParties {
-  restore: RestoreEntity;
-  source?: DatabaseEntity;
-  target?: DatabaseEntity;
-}
 
 /**
  * Runs restores as jobs with leases (shared DESIGN.md section 5): the live server goes on hold
@@ -65,6 +43,7 @@ interface RestoreParties {
 export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RestoreJobs.name);
   private readonly runner: JobRunner;
+  private readonly failures: RestoreFailures;
 
   constructor(
     private readonly rpc: RpcClient,
@@ -75,6 +54,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly outbox: Outbox,
     config: ProvisionerConfig,
   ) {
+    this.failures = new RestoreFailures(driver, databaseJobs, outbox);
     this.runner = new JobRunner({
       dataSource,
       schema: SCHEMA,
@@ -82,7 +62,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       workerId: `provisioner-restores-${hostname()}-${process.pid}`,
       handlers: { [RESTORE]: (job) => this.run(job as Job<RestoreJobPayload>) },
       onFailed: (job, failure, manager) =>
-        this.failed(job as FailedJob<RestoreJobPayload>, failure, manager),
+        this.failures.failed(job as FailedJob<RestoreJobPayload>, failure, manager),
     });
   }
 
@@ -129,14 +109,14 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     const ctx: RequestContext = { requestId: job.payload.request_id };
     const restores = this.dataSource.getRepository(RestoreEntity);
     await restores.update({ id: job.payload.restore_id, status: 'pending' }, { status: 'running' });
-    const found = await this.parties(this.dataSource.manager, job.payload.restore_id);
+    const found = await this.failures.parties(this.dataSource.manager, job.payload.restore_id);
     if (!found || found.restore.status !== 'running') return;
     const { restore, source, target } = found;
     if (!source || !target || source.status === 'deleting' || target.status === 'deleting') {
       // Deleted meanwhile: the restore ends at once, so it never holds the source's slot.
       await restores.update(
         { id: restore.id, status: 'running' },
-        { status: 'failed', error: REASONS.deleted, completedAt: new Date() },
+        { status: 'failed', error: DELETED_REASON, completedAt: new Date() },
       );
       return;
     }
@@ -193,7 +173,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         );
         await this.databaseJobs.announce(manager, ctx, { ...target, status: 'running' });
         // Running again: pitr-worker starts its archive anew, on the new data.
-        await this.announceFinished(manager, ctx, restore, target, 'completed');
+        await this.failures.announceFinished(manager, ctx, restore, target, 'completed');
       });
     } catch (err) {
       timer.end('failed');
@@ -217,63 +197,17 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       .findOneByOrFail({ databaseId: target.id });
     const { password, replicationPassword } = openCredentials(this.secrets, credentials);
     // A crash mid-swap is carried on from where it stopped; otherwise build afresh.
-    const swapped = await this.driver.restoreSwapped(serverId, restore.id);
-    if (target.id !== source.id && !swapped) {
-      // A new database: its own server first (its certificate, port, credentials). Once the
-      // restored data is swapped in it is that server, on hold: nothing to make.
-      await timer.phase('create', () =>
-        this.driver.create({
-          serverId,
-          port: target.port,
-          region: target.region,
-          databaseName: target.name,
+    if (!(await this.driver.restoreSwapped(serverId, restore.id)))
+      await this.buildBeside(
+        ctx,
+        signal,
+        { timer, tracker },
+        { restore, source, target },
+        {
           password,
           replicationPassword,
-          config: target.config,
-        }),
-      );
-    }
-    if (!swapped) {
-      if (target.id === source.id)
-        await timer.phase('hold', () => this.driver.holdForRestore(serverId));
-      signal.throwIfAborted();
-      this.logger.log(`restore ${restore.id}: building ${target.id} beside`);
-      // Until the build begins (its server made, on hold, planned: the archive may still
-      // be catching up) the restore shows `queued`: nothing is being restored yet.
-      const plan = await timer.phase('plan', () => planOf(this.rpc, ctx, restore));
-      await tracker.totals(plan.base_backup_size_bytes, plan.wal_segments?.length ?? 0);
-      // The data is about to change: the WAL receiver stops, and its archive starts anew
-      // after the swap (an undo keeps the old one going).
-      if (target.id === source.id)
-        await timer.phase('pause_archive', () =>
-          this.rpc.call(PITR_PATTERNS.pauseForRestore, ctx, { database_id: target.id }),
-        );
-      signal.throwIfAborted();
-      const { walFilesApplied, stepSeconds } = await this.build({
-        serverId,
-        restoreId: restore.id,
-        archive: { url: plan.base_backup_url, sha256: plan.base_backup_sha256 },
-        ...recoveryOf(plan),
-        archivedDatabaseName: source.name,
-        databaseName: target.name,
-        password,
-        replicationPassword,
-        signal,
-        // downloading, replaying (a backup's own recovery too), checking the built server.
-        progress: tracker.build(),
-      });
-      timer.steps(stepSeconds);
-      // What the estimates of later dry runs are made of.
-      await this.dataSource.getRepository(RestoreEntity).update(
-        { id: restore.id },
-        {
-          downloadSeconds: stepSeconds.download,
-          replaySeconds: stepSeconds.recover,
-          ...(restore.kind === 'pitr' ? { walFilesApplied } : {}),
         },
       );
-      if (restore.kind === 'pitr') await tracker.replayed(walFilesApplied);
-    }
     signal.throwIfAborted();
     // The swap and what follows it (the login checked in place, the old data gone). From
     // here on the restore cannot be cancelled: it swaps only if no cancel came first.
@@ -310,92 +244,101 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     });
   }
 
+  /**
+   * Builds and checks the restored data beside the server: in place with the live server on
+   * hold, or into a new database while its server is made (the build waits for that server
+   * only where it needs its files).
+   */
+  private async buildBeside(
+    ctx: RequestContext,
+    signal: AbortSignal,
+    { timer, tracker }: { timer: RestoreTimer; tracker: RestoreTracker },
+    { restore, source, target }: Required<RestoreParties>,
+    { password, replicationPassword }: { password: string; replicationPassword: string },
+  ): Promise<void> {
+    const serverId = target.platformServiceId;
+    const inPlace = target.id === source.id;
+    // A new database: its own server (its certificate, port, credentials). Once the restored
+    // data is swapped in it is that server, on hold.
+    const creating = inPlace
+      ? undefined
+      : timer.phase('create', () =>
+          this.driver.create(
+            {
+              serverId,
+              port: target.port,
+              region: target.region,
+              databaseName: target.name,
+              password,
+              replicationPassword,
+              config: target.config,
+            },
+            signal,
+          ),
+        );
+    // A server that could not be made stops the build at once.
+    const notMade = new AbortController();
+    creating?.catch(() => notMade.abort());
+    const building = AbortSignal.any([signal, notMade.signal]);
+    try {
+      if (inPlace) await timer.phase('hold', () => this.driver.holdForRestore(serverId));
+      building.throwIfAborted();
+      this.logger.log(`restore ${restore.id}: building ${target.id} beside`);
+      // Until the build begins (on hold, planned: the archive may still be catching up) the
+      // restore shows `queued`: nothing is being restored yet.
+      const plan = await timer.phase('plan', () => planOf(this.rpc, ctx, restore));
+      await tracker.totals(plan.base_backup_size_bytes, plan.wal_segments?.length ?? 0);
+      // The data is about to change: the WAL receiver stops, and its archive starts anew
+      // after the swap (an undo keeps the old one going).
+      if (inPlace)
+        await timer.phase('pause_archive', () =>
+          this.rpc.call(PITR_PATTERNS.pauseForRestore, ctx, { database_id: target.id }),
+        );
+      building.throwIfAborted();
+      const { walFilesApplied, stepSeconds } = await this.build({
+        serverId,
+        restoreId: restore.id,
+        archive: { url: plan.base_backup_url, sha256: plan.base_backup_sha256 },
+        ...recoveryOf(plan),
+        archivedDatabaseName: source.name,
+        databaseName: target.name,
+        password,
+        replicationPassword,
+        signal: building,
+        ...(creating ? { serverMade: creating } : {}),
+        // downloading, replaying (a backup's own recovery too), checking the built server.
+        progress: tracker.build(),
+      });
+      await creating;
+      timer.steps(stepSeconds);
+      // What the estimates of later dry runs are made of.
+      await this.dataSource.getRepository(RestoreEntity).update(
+        { id: restore.id },
+        {
+          downloadSeconds: stepSeconds.download,
+          replaySeconds: stepSeconds.recover,
+          ...(restore.kind === 'pitr' ? { walFilesApplied } : {}),
+        },
+      );
+      if (restore.kind === 'pitr') await tracker.replayed(walFilesApplied);
+    } catch (err) {
+      // Nothing is undone under a server still being made, and its failure is the reason.
+      const createFailure = await creating?.then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      throw createFailure ?? err;
+    }
+  }
+
   private async build(spec: RestoreSpec): Promise<RestoreOutcome> {
     try {
       return await this.driver.buildRestore(spec);
     } catch (err) {
       if (err instanceof CorruptArchiveError)
-        throw new PermanentJobError(`corrupt archive: ${err.message}`, FAILURES.corrupt);
+        throw new PermanentJobError(`corrupt archive: ${err.message}`, RESTORE_FAILURES.corrupt);
       throw err;
     }
-  }
-
-  private async parties(
-    manager: EntityManager,
-    restoreId: string,
-  ): Promise<RestoreParties | undefined> {
-    const restore = await manager.findOneBy(RestoreEntity, { id: restoreId });
-    if (!restore) return undefined;
-    const byId = async (id: string) =>
-      (await manager.findOneBy(DatabaseEntity, { id })) ?? undefined;
-    const source = await byId(restore.databaseId);
-    const target = restore.targetDatabaseId ? await byId(restore.targetDatabaseId) : source;
-    return { restore, source, target };
-  }
-
-  private async failed(
-    job: FailedJob<RestoreJobPayload>,
-    { kind, reason }: JobFailure,
-    manager: EntityManager,
-  ): Promise<void> {
-    const ctx: RequestContext = { requestId: job.payload.request_id };
-    const found = await this.parties(manager, job.payload.restore_id);
-    if (!found) return;
-    const { restore, source, target } = found;
-    const cancelled = kind === FAILURES.cancelled;
-    if (cancelled) this.logger.log(`restore ${restore.id} cancelled`);
-    else this.logger.error(`restore ${restore.id} failed: ${reason}`);
-    const inPlace = restore.targetDatabaseId === null;
-    const error = this.reasonFor(kind, inPlace, source !== undefined && target !== undefined);
-    const moved = await manager.update(
-      RestoreEntity,
-      { id: restore.id, status: restore.status === 'pending' ? 'pending' : 'running' },
-      cancelled
-        ? { status: 'cancelled', error: null, etaSeconds: null, completedAt: new Date() }
-        : { status: 'failed', error, etaSeconds: null, completedAt: new Date() },
-    );
-    if (moved.affected !== 1 || !source || !target) return;
-    const kept = await this.undo(target, inPlace);
-    if (cancelled && !inPlace) {
-      // Nothing of a cancelled restore stays: the database made for it goes too.
-      await this.databaseJobs.markForRemoval(manager, ctx, [target.id]);
-      return this.announceFinished(manager, ctx, restore, target, 'cancelled');
-    }
-    // The database ends `running` on its old data, or `failed` when even that could not be
-    // brought back (a new database of a failed restore is `failed` in any case).
-    const status = inPlace && kept ? 'running' : 'failed';
-    const databaseError = status === 'running' ? null : inPlace ? REASONS.lost : error;
-    await manager.update(
-      DatabaseEntity,
-      { id: target.id, status: 'restoring' },
-      { status, error: databaseError, storageFull: false },
-    );
-    await this.databaseJobs.announce(manager, ctx, { ...target, status, error: databaseError });
-    // An in-place restore paused the WAL receiver: pitr-worker lets it go on.
-    await this.announceFinished(manager, ctx, restore, target, cancelled ? 'cancelled' : 'failed');
-  }
-
-  /** Announces a restore's end, in the transaction that records it. */
-  private async announceFinished(
-    manager: EntityManager,
-    ctx: RequestContext,
-    restore: RestoreEntity,
-    target: DatabaseEntity,
-    status: RestoreFinished['status'],
-  ): Promise<void> {
-    await this.outbox.add(manager, RESTORE_EVENTS.finished, ctx, {
-      restore_id: restore.id,
-      database_id: target.id,
-      project_id: target.projectId,
-      in_place: restore.targetDatabaseId === null,
-      status,
-    });
-  }
-
-  private reasonFor(kind: string, inPlace: boolean, bothThere: boolean): string {
-    if (!bothThere) return REASONS.deleted;
-    if (kind === FAILURES.corrupt) return REASONS.corrupt;
-    return inPlace ? REASONS.failed : REASONS.failedTarget;
   }
 
   private async cancelAsked(restoreId: string): Promise<boolean> {
@@ -403,25 +346,9 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       .getRepository(RestoreEntity)
       .existsBy({ id: restoreId, cancelRequestedAt: Not(IsNull()) });
   }
-
-  /** Puts the old data back (in place) or removes the new server; false when that failed. */
-  private async undo(target: DatabaseEntity, inPlace: boolean): Promise<boolean> {
-    const serverId = target.platformServiceId;
-    try {
-      await this.databaseJobs.withServerLock(serverId, async () => {
-        if (!inPlace) return this.driver.destroy(serverId);
-        await this.driver.abandonRestore(serverId);
-        await this.driver.setReadOnly(serverId, false);
-      });
-      return true;
-    } catch (err) {
-      this.logger.error(`undoing the restore on ${serverId} failed: ${String(err)}`);
-      return false;
-    }
-  }
 }
 
 /** How a cancelled restore's job ends: as a failure the failure handler knows. */
 function cancelledError(): PermanentJobError {
-  return new PermanentJobError('cancelled', FAILURES.cancelled);
+  return new PermanentJobError('cancelled', RESTORE_FAILURES.cancelled);
 }

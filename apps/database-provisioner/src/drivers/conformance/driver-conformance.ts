@@ -7,6 +7,7 @@ import pg from 'pg';
 import type {
   DatabaseDriver,
   RestoreArchive,
+  RestoreSegment,
   RestoreSpec,
   ServerEndpoint,
   ServerSpec,
@@ -227,12 +228,23 @@ export function driverConformance(name: string, start: () => Promise<Conformance
       assert.deepEqual(await rows(), [{ n: 1 }, { n: 2 }, { n: 3 }]);
     });
 
-    it('restores to a point in time through archived WAL, inclusive of the target', async () => {
+    it('restores to a point in time through archived WAL, inclusive of the target, replaying while it comes', async () => {
       const sources = await RestoreSources.start();
       const receiver = await WalReceiver.start(harness.pgBinDir, replication());
       try {
         const archive = await sources.baseBackup(harness.pgBinDir, replication());
-        await asApp((client) => client.query('INSERT INTO marks VALUES (4)'));
+        const marked = await asApp(async (client) => {
+          await client.query('INSERT INTO marks VALUES (4)');
+          const { rows: found } = await client.query<{ name: string }>(
+            'SELECT pg_walfile_name(pg_current_wal_lsn()) AS name',
+          );
+          // More than a segment of WAL after it: mark 4's segment is archived whole, and
+          // the target and mark 5 lie in later ones.
+          await client.query(
+            'CREATE TABLE wal_filler AS SELECT repeat(md5(g::text), 32) AS t FROM generate_series(1, 20000) g',
+          );
+          return found[0].name;
+        });
         await delay(1100);
         const targetTime = new Date().toISOString();
         await delay(1100);
@@ -245,14 +257,38 @@ export function driverConformance(name: string, start: () => Promise<Conformance
         });
         await receivedUpTo(lsn);
         await receiver.stop();
-        const segments = await sources.segments(receiver);
-        const built = await restoreInPlace({
-          ...restoreOf(archive),
-          recovery: { segments, target: { time: targetTime } },
-        });
-        assert.ok(built.walFilesApplied >= 1, `${built.walFilesApplied} segments`);
+        const restoreTo = async (segments: RestoreSegment[]) =>
+          restoreInPlace({
+            ...restoreOf(archive),
+            recovery: { segments, target: { time: targetTime } },
+          });
+        const markedIn = (segments: RestoreSegment[]) => {
+          const segment = segments.find((s) => s.name === marked);
+          assert.ok(
+            segment && segment !== segments.at(-1),
+            `mark 4's segment ${marked} archived whole`,
+          );
+          return segment;
+        };
+
+        // A segment that cannot be fetched fails the restore: recovery never stops short of
+        // its target for want of it, and the server stays as it was.
+        const unfetchable = await sources.segments(receiver);
+        sources.fail(markedIn(unfetchable).url);
+        await assert.rejects(restoreTo(unfetchable));
+        await harness.driver.abandonRestore(spec.serverId);
+        await harness.driver.setReadOnly(spec.serverId, false);
+        assert.deepEqual(await rows(), [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }, { n: 5 }]);
+
+        // One that comes late is waited for: replay goes on once it is in.
+        const late = await sources.segments(receiver);
+        sources.delay(markedIn(late).url, 2000);
+        const built = await restoreTo(late);
+        assert.ok(built.walFilesApplied >= 2, `${built.walFilesApplied} segments`);
         assert.deepEqual(await rows(), [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
-        await asApp((client) => client.query('INSERT INTO marks VALUES (6)'));
+        await asApp((client) =>
+          client.query('DROP TABLE wal_filler; INSERT INTO marks VALUES (6)'),
+        );
       } finally {
         await receiver.remove();
         await sources.stop();

@@ -17,6 +17,9 @@ import type { RestoreArchive, RestoreSegment } from '../database-driver.js';
  */
 export class RestoreSources {
   private readonly files = new Map<string, Buffer>();
+  /** Links that answer only after so many milliseconds, or never but with an error. */
+  private readonly slow = new Map<string, number>();
+  private readonly failing = new Set<string>();
 
   private constructor(
     private readonly server: Server,
@@ -31,9 +34,14 @@ export class RestoreSources {
     if (!address || typeof address === 'string') throw new Error('no address');
     const sources = new RestoreSources(server, `http://127.0.0.1:${address.port}`);
     server.on('request', (request, response) => {
-      const body = sources.files.get(request.url ?? '');
+      const path = request.url ?? '';
+      const body = sources.files.get(path);
       if (!body) return void response.writeHead(404).end();
-      response.writeHead(200, { 'content-length': body.length }).end(body);
+      if (sources.failing.has(path)) return void response.writeHead(500).end();
+      setTimeout(
+        () => response.writeHead(200, { 'content-length': body.length }).end(body),
+        sources.slow.get(path) ?? 0,
+      );
     });
     return sources;
   }
@@ -66,6 +74,16 @@ export class RestoreSources {
       });
     }
     return segments;
+  }
+
+  /** The link answers only `ms` after it was asked. */
+  delay(url: string, ms: number): void {
+    this.slow.set(new URL(url).pathname, ms);
+  }
+
+  /** The link answers 500 from now on. */
+  fail(url: string): void {
+    this.failing.add(new URL(url).pathname);
   }
 
   async stop(): Promise<void> {

@@ -332,7 +332,9 @@ export class KubernetesDriver extends DatabaseDriver {
     return this.restores.hold(serverId);
   }
 
-  buildRestore(spec: RestoreSpec): Promise<RestoreOutcome> {
+  async buildRestore(spec: RestoreSpec): Promise<RestoreOutcome> {
+    // The build's Job and objects hang off the server's: a new database's must be made.
+    await spec.serverMade;
     return this.restores.build(spec);
   }
 

@@ -49,6 +49,8 @@ export async function buildRestore(
   return buildRestoredData(buildPaths, spec, {
     ...context,
     configure: async (dataDir) => {
+      // A new database's server may still be being made: its files are what is copied.
+      await spec.serverMade;
       for (const file of CONF_FILES)
         await copyOwned(join(server.pgdata, file), join(dataDir, file), osUser);
       await writeOwned(join(dataDir, 'postgresql.auto.conf'), RESTORED_AUTO_CONF, osUser);

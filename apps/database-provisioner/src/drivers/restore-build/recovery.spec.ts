@@ -4,7 +4,8 @@ import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { postgresTime, recoveryTargetOption, replayLog, watchReplay } from './recovery.js';
+import { postgresTime, recoveryTargetOption, watchReplay } from './recovery.js';
+import { spoolFiles } from './wal-spool.js';
 
 describe('recovery targets', () => {
   it('sets the one recovery_target_* setting each kind of target needs', () => {
@@ -42,7 +43,7 @@ describe('recovery targets', () => {
     assert.deepEqual(reports, [], 'nothing fetched, nothing told');
     // History files and segments outside the plan do not count; a fetch noted twice once.
     await appendFile(
-      replayLog(spool),
+      spoolFiles(spool).replayLog,
       `00000002.history\n${planned[0]}\n${planned[1]}\n${planned[1]}\n`,
     );
     await sleep(60);

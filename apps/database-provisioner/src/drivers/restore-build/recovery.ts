@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SocketAddress } from '@pgcloud/postgres';
 import { parseLsn, segmentOf, withSuperuser } from '@pgcloud/postgres';
-import type { RecoveryTarget, RestoreRecovery } from '../database-driver.js';
+import type { RecoveryTarget } from '../database-driver.js';
+import { spoolFiles } from './wal-spool.js';
 
 const PROMOTE_TIMEOUT_MS = 60 * 60_000;
 const TARGET_NOT_REACHED = 'recovery ended before configured recovery target was reached';
@@ -19,26 +20,27 @@ export interface RecoveryControl {
   stop: (mode: string) => Promise<unknown>;
   /** The server's socket, for the promotion check. */
   address: SocketAddress;
-  /** Where restore_command copies the fetched WAL from. */
-  walSpoolDir: string;
   /** The server's log: whether recovery ended before its target is read there. */
   logFile: string;
 }
 
+/** Replay beyond the backup: where it stops, and the restore_command that feeds it. */
+export interface Replay {
+  target: RecoveryTarget;
+  restoreCommand: string;
+}
+
 /**
- * Recovers and promotes: to the end of the backup; or through the fetched WAL to the
+ * Recovers and promotes: to the end of the backup; or through the archived WAL to the
  * target, inclusive. PostgreSQL reaches a time target only on a commit after it: when the
  * archive holds none (a target after the last commit of an idle database), it stops with
  * FATAL at the end of the WAL. Every commit in that WAL is then at or before the target,
  * so recovery starts again without one and replays it all. The same holds for a WAL
  * position the archive ends at: everything before it is there.
  */
-export async function recover(
-  control: RecoveryControl,
-  recovery: RestoreRecovery | undefined,
-): Promise<void> {
+export async function recover(control: RecoveryControl, replay: Replay | undefined): Promise<void> {
   const { start, stop, address } = control;
-  if (!recovery) {
+  if (!replay) {
     await start([
       '-c restore_command=/bin/false',
       '-c recovery_target=immediate',
@@ -46,13 +48,11 @@ export async function recover(
     ]);
     return waitForPromotion(address);
   }
-  // Each segment the server fetches is noted: replay's progress, as the server reports it.
-  const spool = control.walSpoolDir;
-  const replay = `-c "restore_command=cp ${spool}/%f %p && echo %f >> ${replayLog(spool)}"`;
+  const restoreCommand = `-c "restore_command=${replay.restoreCommand}"`;
   try {
     await start([
-      replay,
-      recoveryTargetOption(recovery.target),
+      restoreCommand,
+      recoveryTargetOption(replay.target),
       '-c recovery_target_inclusive=on',
       '-c recovery_target_action=promote',
     ]);
@@ -61,14 +61,9 @@ export async function recover(
     const log = await readFile(control.logFile, 'utf8').catch(() => '');
     if (!log.includes(TARGET_NOT_REACHED)) throw err;
     await stop('immediate').catch(() => undefined);
-    await start([replay]);
+    await start([restoreCommand]);
     await waitForPromotion(address);
   }
-}
-
-/** The file restore_command notes each WAL file the recovering server fetched in. */
-export function replayLog(walSpoolDir: string): string {
-  return join(walSpoolDir, 'replayed.log');
 }
 
 /**
@@ -83,7 +78,7 @@ export function watchReplay(
 ): () => void {
   const names = new Set(planned);
   const read = async () => {
-    const log = await readFile(replayLog(walSpoolDir), 'utf8').catch(() => '');
+    const log = await readFile(spoolFiles(walSpoolDir).replayLog, 'utf8').catch(() => '');
     const fetched = new Set(log.split('\n').filter((name) => names.has(name)));
     if (fetched.size > 0) report(fetched.size - 1);
   };

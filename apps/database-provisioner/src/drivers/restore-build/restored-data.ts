@@ -8,7 +8,8 @@ import { downloadAndExtract } from './archive-extract.js';
 import { pgCtl } from './pg-ctl.js';
 import { backupStartLsn, recover, segmentsReplayed, watchReplay } from './recovery.js';
 import { adoptRestoredRoles } from './restored-roles.js';
-import { fetchSegments } from './wal-spool.js';
+import type { WalSpool } from './wal-spool.js';
+import { startWalSpool } from './wal-spool.js';
 
 /** What building restored data is told of the restore (a driver's spec less its server). */
 export type RestoreBuildSpec = Omit<RestoreSpec, 'serverId'>;
@@ -19,7 +20,7 @@ export interface RestoreBuildPaths {
   dataDir: string;
   /** The checking server's socket (0700: its superuser session is trusted there). */
   socketDir: string;
-  /** WAL segments a point-in-time restore replays, fetched before recovery starts. */
+  /** WAL segments a point-in-time restore replays, fetched while it replays them. */
   walSpoolDir: string;
   /** The checking server's log; recovery's outcome is read from it. */
   logFile: string;
@@ -56,9 +57,10 @@ export function autoConf(lines: readonly string[] = []): string {
 
 /**
  * Builds restored data and checks it: the base backup downloaded with its checksum (and
- * the WAL to replay, meanwhile), recovery to the end of the backup or to the target time,
- * promotion to a new timeline, the database's names and passwords, a TLS login on a spare
- * port. The checking server is stopped after, whatever happened.
+ * the WAL to replay, meanwhile and while replay goes on), recovery to the end of the
+ * backup or to the target, promotion to a new timeline, the database's names and
+ * passwords, a TLS login on a spare port. The checking server is stopped after, whatever
+ * happened.
  */
 export async function buildRestoredData(
   paths: RestoreBuildPaths,
@@ -74,16 +76,33 @@ export async function buildRestoredData(
   await ensureOwnedDir(paths.socketDir, osUser);
   // The WAL a point-in-time restore replays comes down while the base backup does.
   const segments = spec.recovery?.segments;
-  if (segments) await ensureOwnedDir(paths.walSpoolDir, osUser);
-  // Both settle before a failure is raised: nothing keeps writing into a later attempt.
-  const fetched = await Promise.allSettled([
-    downloadAndExtract(spec.archive, paths.dataDir, osUser, {
-      ...(spec.signal ? { signal: spec.signal } : {}),
-      ...(spec.progress ? { downloaded: spec.progress.downloaded } : {}),
-    }),
-    segments ? fetchSegments(segments, paths.walSpoolDir, osUser, spec.signal) : undefined,
-  ]);
-  for (const result of fetched) if (result.status === 'rejected') throw result.reason;
+  const spool = segments
+    ? await startWalSpool(segments, paths.walSpoolDir, osUser, spec.signal)
+    : undefined;
+  try {
+    return await buildOnSpool(paths, spec, context, spool, startedAt);
+  } catch (err) {
+    // A failed fetch is what stopped recovery: that is the reason to tell.
+    throw spool?.failure() ?? err;
+  } finally {
+    // Nothing keeps writing into a later attempt.
+    await spool?.stop();
+  }
+}
+
+async function buildOnSpool(
+  paths: RestoreBuildPaths,
+  spec: RestoreBuildSpec,
+  context: RestoreBuildContext,
+  spool: WalSpool | undefined,
+  startedAt: number,
+): Promise<RestoreOutcome> {
+  const { tools } = context;
+  const { osUser } = tools;
+  await downloadAndExtract(spec.archive, paths.dataDir, osUser, {
+    ...(spec.signal ? { signal: spec.signal } : {}),
+    ...(spec.progress ? { downloaded: spec.progress.downloaded } : {}),
+  });
   const backupStart = await backupStartLsn(paths.dataDir);
   await context.configure(paths.dataDir);
   // Archive recovery (to the end of the backup, or through the WAL to the target), then a
@@ -91,7 +110,6 @@ export async function buildRestoredData(
   await writeOwned(join(paths.dataDir, 'recovery.signal'), '', osUser);
   const port = await spareTcpPort(context.listenAddress);
   const address: SocketAddress = { socketDir: paths.socketDir, port };
-  const { tools } = context;
   const start = (recovery: string[]) =>
     pgCtl(tools, paths.dataDir, [
       '-o',
@@ -116,15 +134,21 @@ export async function buildRestoredData(
   spec.progress?.step('recover');
   const replayed = spec.progress?.replayed;
   const stopWatching =
-    segments && replayed
+    spool && spec.recovery && replayed
       ? watchReplay(
           paths.walSpoolDir,
-          segments.map((s) => s.name),
+          spec.recovery.segments.map((s) => s.name),
           replayed,
         )
       : undefined;
   try {
-    await recover({ start, stop, address, ...paths }, spec.recovery);
+    const replay =
+      spool && spec.recovery
+        ? { target: spec.recovery.target, restoreCommand: spool.restoreCommand }
+        : undefined;
+    await recover({ start, stop, address, logFile: paths.logFile }, replay);
+    // Promoted: segments past the target are not needed.
+    await spool?.stop();
   } finally {
     stopWatching?.();
   }

@@ -1,51 +1,141 @@
 import { createWriteStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { OsUser } from '@pgcloud/postgres';
-import { WAL_SEGMENT_BYTES, chownFile } from '@pgcloud/postgres';
+import { WAL_SEGMENT_BYTES, chownFile, ensureOwnedDir } from '@pgcloud/postgres';
 import type { RestoreSegment } from '../database-driver.js';
 
 // Segments fetched at once: S3 answers each in about 0.3 s, replay eats one in 0.1 s.
 const PARALLEL_FETCHES = 8;
+// How often restore_command looks whether the segment it waits for has come in.
+const WAIT_SECONDS = 0.05;
+// restore_command's exit status when a fetch failed: above 125, recovery aborts (FATAL)
+// instead of taking the missing segment for the end of the archive and promoting early.
+const ABORT_RECOVERY = 255;
+
+/** The files of a spool, beside the segments themselves (named as PostgreSQL asks). */
+export function spoolFiles(dir: string) {
+  return {
+    /** One empty file per planned segment still on its way, removed once it is in. */
+    pendingDir: join(dir, 'pending'),
+    /** Present once a fetch failed: a waiting restore_command aborts recovery. */
+    failedMark: join(dir, 'failed'),
+    /** restore_command's script. */
+    script: join(dir, 'restore-wal.sh'),
+    /** Each file the recovering server copied in, a line each: replay's progress. */
+    replayLog: join(dir, 'replayed.log'),
+  };
+}
+
+/** A spool being filled while recovery reads from it. */
+export interface WalSpool {
+  /** restore_command: the segment once it is in (waiting for it), never one unplanned. */
+  restoreCommand: string;
+  /** The first fetch that failed, once one has; undefined while none has. */
+  failure(): Error | undefined;
+  /**
+   * Stops the fetches still going (recovery is over, or the build failed) and waits until
+   * they have; a restore_command still waiting then fails.
+   */
+  stop(): Promise<void>;
+}
 
 /**
- * Fetches a point-in-time restore's WAL segments into `dir` in parallel, before recovery
- * starts, so restore_command is a plain copy (platform-facts: fetching each segment from
- * S3 inside restore_command is several times slower than replay). The segment that was
- * still being written is padded with zeros to a whole segment, as pg_receivewal keeps it:
- * replay ends where its data ends.
+ * Starts fetching a point-in-time restore's WAL segments into `dir`, 8 at a time and in
+ * order, and answers at once: recovery replays while the later segments come down
+ * (platform-facts: fetching inside restore_command is several times slower than replay).
+ * Each segment is written under a temporary name, checked and renamed, so restore_command
+ * copies only whole segments; it waits for a planned segment not in yet, fails at once for
+ * any other file (not in the archive), and aborts recovery once a fetch has failed. The
+ * segment that was still being written is padded with zeros to a whole segment, as
+ * pg_receivewal keeps it: replay ends where its data ends.
  */
-export async function fetchSegments(
+export async function startWalSpool(
   segments: readonly RestoreSegment[],
   dir: string,
   osUser: OsUser,
   signal?: AbortSignal,
-): Promise<void> {
-  const queue = [...segments];
+): Promise<WalSpool> {
+  for (const segment of segments)
+    if (!/^[0-9A-F]{24}$/.test(segment.name)) throw new Error(`not a WAL segment: ${segment.name}`);
+  const files = spoolFiles(dir);
+  await ensureOwnedDir(dir, osUser);
+  await ensureOwnedDir(files.pendingDir, osUser);
+  for (const segment of segments) await writeFile(join(files.pendingDir, segment.name), '');
+  await writeFile(files.script, restoreScript(dir), { mode: 0o600 });
+  await chownFile(files.script, osUser);
+
+  const stopped = new AbortController();
+  const fetchSignal = signal ? AbortSignal.any([signal, stopped.signal]) : stopped.signal;
+  const markFailed = () => writeFile(files.failedMark, '').catch(() => undefined);
+  let failure: Error | undefined;
+  // The segment still being written first: its `.partial` object is the one the archive
+  // replaces (and removes once the segment is complete); the rest in replay's order.
+  const queue = [...segments.filter((s) => s.partial), ...segments.filter((s) => !s.partial)];
   const worker = async () => {
-    for (let segment = queue.shift(); segment; segment = queue.shift())
-      await fetchSegment(segment, dir, osUser, signal);
+    for (let next = queue.shift(); next && !stopped.signal.aborted; next = queue.shift()) {
+      await fetchSegment(next, dir, osUser, fetchSignal);
+      await rm(join(files.pendingDir, next.name));
+    }
   };
-  await Promise.all(Array.from({ length: PARALLEL_FETCHES }, worker));
+  // Each worker settles on its own: stop() waits for every one of them, not just the first.
+  const fetching = Promise.all(
+    Array.from({ length: PARALLEL_FETCHES }, () =>
+      worker().catch(async (err: unknown) => {
+        if (!stopped.signal.aborted) failure = err instanceof Error ? err : new Error(String(err));
+        stopped.abort();
+        await markFailed();
+      }),
+    ),
+  );
+  return {
+    restoreCommand: `sh ${files.script} %f %p`,
+    failure: () => failure,
+    stop: async () => {
+      stopped.abort();
+      await fetching;
+      await markFailed();
+    },
+  };
+}
+
+/**
+ * restore_command as a script: arguments %f and %p. A planned segment's pending file goes
+ * only after the segment was renamed in, so "not pending and not in" means "not planned".
+ */
+function restoreScript(dir: string): string {
+  const files = spoolFiles(dir);
+  return [
+    '#!/bin/sh',
+    '# pgcloud restore_command: a WAL file from the spool that the restore fills meanwhile.',
+    `spool='${dir}'`,
+    'while [ ! -f "$spool/$1" ]; do',
+    `  [ -f '${files.failedMark}' ] && exit ${ABORT_RECOVERY}`,
+    `  [ -f '${files.pendingDir}/'"$1" ] || [ -f "$spool/$1" ] || exit 1`,
+    `  sleep ${WAIT_SECONDS}`,
+    'done',
+    `cp "$spool/$1" "$2" && echo "$1" >> '${files.replayLog}'`,
+    '',
+  ].join('\n');
 }
 
 async function fetchSegment(
   segment: RestoreSegment,
   dir: string,
   osUser: OsUser,
-  signal: AbortSignal | undefined,
+  signal: AbortSignal,
 ): Promise<void> {
-  if (!/^[0-9A-F]{24}$/.test(segment.name)) throw new Error(`not a WAL segment: ${segment.name}`);
-  const response = await fetch(segment.url, signal ? { signal } : {});
+  const response = await fetch(segment.url, { signal });
   if (!response.ok || !response.body) {
     await response.body?.cancel();
     throw new Error(`WAL segment ${segment.name}: HTTP ${response.status}`);
   }
   const path = join(dir, segment.name);
-  await pipeline(Readable.fromWeb(response.body), createWriteStream(path, { mode: 0o600 }));
-  const file = await open(path, 'r+');
+  const fetching = `${path}.part`;
+  await pipeline(Readable.fromWeb(response.body), createWriteStream(fetching, { mode: 0o600 }));
+  const file = await open(fetching, 'r+');
   try {
     const { size } = await file.stat();
     // Short WAL would end replay early and pass for "no commit after the target".
@@ -56,5 +146,6 @@ async function fetchSegment(
   } finally {
     await file.close();
   }
-  await chownFile(path, osUser);
+  await chownFile(fetching, osUser);
+  await rename(fetching, path);
 }

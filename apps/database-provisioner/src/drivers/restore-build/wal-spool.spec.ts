@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { WAL_SEGMENT_BYTES } from '@pgcloud/postgres';
+import type { RestoreSegment } from '../database-driver.js';
+import { spoolFiles, startWalSpool } from './wal-spool.js';
+
+const OS_USER = { name: 'x', uid: 0, gid: 0, switchUser: false };
+const NAMES = ['000000010000000000000003', '000000010000000000000004', '000000010000000000000005'];
+
+/** restore_command as PostgreSQL runs it: a shell, the file's name and where it goes. */
+async function restoreCommand(command: string, name: string, to: string): Promise<number | null> {
+  const child = spawn('sh', ['-c', command.replace('%f', name).replace('%p', to)], {
+    stdio: 'ignore',
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return code;
+}
+
+describe('WAL spool', () => {
+  let dir: string;
+  let server: Server;
+  let baseUrl: string;
+  // Each segment's answer waits for its gate; a segment listed in `failing` answers 500.
+  const gates = new Map<string, Promise<void>>();
+  const failing = new Set<string>();
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pgcloud-spool-'));
+    gates.clear();
+    failing.clear();
+    server = createServer((request, response) => {
+      const name = (request.url ?? '').slice(1);
+      void (gates.get(name) ?? Promise.resolve()).then(() => {
+        if (failing.has(name)) return void response.writeHead(500).end();
+        response.writeHead(200).end(Buffer.from(`wal of ${name}`));
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const address = server.address();
+    if (!address || typeof address === 'string') throw new Error('no address');
+    baseUrl = `http://127.0.0.1:${address.port}`;
+  });
+
+  afterEach(async () => {
+    server.closeAllConnections();
+    server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const segments = (): RestoreSegment[] =>
+    NAMES.map((name) => ({
+      name,
+      url: `${baseUrl}/${name}`,
+      partial: true,
+      sizeBytes: `wal of ${name}`.length,
+    }));
+
+  /** A gate held shut until the function it answers is called. */
+  function hold(name: string): () => void {
+    let open = () => {};
+    gates.set(name, new Promise<void>((resolve) => (open = resolve)));
+    return open;
+  }
+
+  it('hands restore_command a segment once it is in, waiting for it meanwhile', async () => {
+    const release = hold(NAMES[1] ?? '');
+    const spool = await startWalSpool(segments(), join(dir, 'spool'), OS_USER);
+    const target = join(dir, 'RECOVERYXLOG');
+    assert.equal(await restoreCommand(spool.restoreCommand, NAMES[0] ?? '', target), 0);
+    assert.equal((await stat(target)).size, WAL_SEGMENT_BYTES, 'padded to a whole segment');
+
+    let done = false;
+    const waiting = restoreCommand(spool.restoreCommand, NAMES[1] ?? '', target).then((code) => {
+      done = true;
+      return code;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(done, false, 'restore_command waits for a planned segment on its way');
+    release();
+    assert.equal(await waiting, 0);
+    const copied = await readFile(target);
+    assert.equal(copied.toString('latin1').replace(/\0+$/, ''), `wal of ${NAMES[1]}`);
+    const log = await readFile(spoolFiles(join(dir, 'spool')).replayLog, 'utf8');
+    assert.deepEqual(log.trim().split('\n'), [NAMES[0], NAMES[1]]);
+    await spool.stop();
+    assert.equal(spool.failure(), undefined);
+  });
+
+  it('fails at once for a file that was not planned: the end of the archive', async () => {
+    const spool = await startWalSpool(segments(), join(dir, 'spool'), OS_USER);
+    const target = join(dir, 'RECOVERYXLOG');
+    for (const name of ['000000010000000000000006', '00000002.history'])
+      assert.equal(await restoreCommand(spool.restoreCommand, name, target), 1);
+    await spool.stop();
+  });
+
+  it('aborts recovery once a fetch failed, rather than end it early', async () => {
+    failing.add(NAMES[1] ?? '');
+    const spool = await startWalSpool(segments(), join(dir, 'spool'), OS_USER);
+    const target = join(dir, 'RECOVERYXLOG');
+    // Above 125: PostgreSQL stops with FATAL instead of taking it for the archive's end.
+    assert.equal(await restoreCommand(spool.restoreCommand, NAMES[1] ?? '', target), 255);
+    assert.match(String(spool.failure()), /HTTP 500/);
+    await spool.stop();
+  });
+
+  it('lets a waiting restore_command go, failing, once stopped', async () => {
+    hold(NAMES[2] ?? '');
+    const spool = await startWalSpool(segments(), join(dir, 'spool'), OS_USER);
+    const waiting = restoreCommand(spool.restoreCommand, NAMES[2] ?? '', join(dir, 'x'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const stopped = spool.stop();
+    server.closeAllConnections();
+    await stopped;
+    assert.equal(await waiting, 255);
+    assert.equal(spool.failure(), undefined, 'a stop is no failure');
+  });
+
+  it('refuses a segment name that is not one', async () => {
+    const bad: RestoreSegment[] = [{ url: baseUrl, partial: false, sizeBytes: 0, name: '../x' }];
+    await assert.rejects(startWalSpool(bad, join(dir, 'spool'), OS_USER), /not a WAL segment/);
+  });
+});
