@@ -6,6 +6,7 @@ export * from './socket-path.js';
 export * from './conf-files.js';
 export * from './postmaster-lock.js';
 export * from './local-cluster.js';
+export * from './pg-ctl.js';
 export * from './pg-bin-dir.js';
 export * from './scram.js';
 export * from './certificates.js';

@@ -5,6 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { SERVER_CONF_FILE } from './conf-files.js';
 import type { OsUser } from './os-user.js';
 import { fsyncPath, runPgTool } from './os-user.js';
+import { runPgCtl } from './pg-ctl.js';
 import { removeLocksOfZombies } from './postmaster-lock.js';
 import type { SocketAddress } from './socket-session.js';
 import { answers, SUPERUSER } from './socket-session.js';
@@ -86,13 +87,13 @@ export async function isCluster(dir: string): Promise<boolean> {
  */
 export async function startCluster(cluster: LocalCluster, tools: PgTools): Promise<void> {
   const { pgdata, logFile, address } = cluster;
-  const args = ['-D', pgdata, '-l', logFile, '-w', '-t', PG_CTL_TIMEOUT_SECONDS, 'start'];
+  const args = ['-l', logFile, '-t', PG_CTL_TIMEOUT_SECONDS];
   const { signal } = tools;
   for (let attempt = 1; ; attempt += 1) {
     try {
       signal?.throwIfAborted();
       await removeLocksOfZombies(lockFiles(cluster));
-      await runPgTool(tools.binDir, 'pg_ctl', args, { osUser: tools.osUser, signal });
+      await runPgCtl(tools.binDir, pgdata, 'start', args, { osUser: tools.osUser, signal });
       return;
     } catch (err) {
       if (signal?.aborted) throw err;
@@ -116,11 +117,14 @@ export async function stopCluster(
   cluster: Pick<LocalCluster, 'pgdata'> & { address?: SocketAddress },
   tools: PgTools,
 ): Promise<void> {
-  const args = ['-D', cluster.pgdata, '-m', 'fast', '-w', '-t', PG_CTL_TIMEOUT_SECONDS, 'stop'];
+  const args = ['-m', 'fast', '-t', PG_CTL_TIMEOUT_SECONDS];
   try {
     // pg_ctl stop would wait its whole timeout for a zombie to remove its pid file.
     await removeLocksOfZombies([join(cluster.pgdata, 'postmaster.pid')]);
-    await runPgTool(tools.binDir, 'pg_ctl', args, { osUser: tools.osUser, signal: tools.signal });
+    await runPgCtl(tools.binDir, cluster.pgdata, 'stop', args, {
+      osUser: tools.osUser,
+      signal: tools.signal,
+    });
   } catch (err) {
     if (tools.signal?.aborted) throw err;
     // No postmaster.pid, or a stale one after a kill -9: already stopped, as wanted.

@@ -98,14 +98,9 @@ async function stopCheckingServer(paths: JobPaths, binDir: string, osUser: OsUse
     () => false,
   );
   if (!running) return;
-  await pgCtl({ binDir, osUser }, paths.dataDir, [
-    '-m',
-    'immediate',
-    '-w',
-    '-t',
-    '60',
-    'stop',
-  ]).catch(() => undefined);
+  await pgCtl({ binDir, osUser }, paths.dataDir, 'stop', ['-m', 'immediate', '-t', '60']).catch(
+    () => undefined,
+  );
 }
 
 /** What no outcome or log line may hold: the pre-signed links and the passwords. */

@@ -104,7 +104,8 @@ describe('the restore swap, step by step', () => {
     assert.equal(await isSwapped(server, RESTORE), true, 'the restore is still seen as swapped');
     assert.equal(await undoRestore(server, tools, stopLive), false, 'nothing partial comes back');
     assert.equal(holds(server.pgdata), 'restored');
-    await finishRestore(server, tools);
+    const { removed } = await finishRestore(server, tools);
+    await removed;
     assert.equal(existsSync(paths.trashDir), false);
     assert.equal(holds(server.pgdata), 'restored');
     // A retry after the finish finishes again; it never builds afresh over the open data.

@@ -108,20 +108,26 @@ async function checkedFor(dir: string, restoreId: string): Promise<boolean> {
 /**
  * The restore is checked in place: the old data and the restore's leftovers go. The old
  * data is first renamed whole out of `previous`, so a crash mid-removal never leaves a
- * partial directory that an undo could bring back.
+ * partial directory that an undo could bring back. Answers once it is out of the way;
+ * `removed` settles once its files are gone, which for a large data directory takes a
+ * while that nobody needs to wait for (a removal cut short is redone by the next finish,
+ * or by a destroy).
  */
-export async function finishRestore(server: ServerPaths, tools: PgTools): Promise<void> {
+export async function finishRestore(
+  server: ServerPaths,
+  tools: PgTools,
+): Promise<{ removed: Promise<void> }> {
   const paths = restorePaths(server);
   if (await exists(paths.previousDir)) {
     await rm(paths.trashDir, { recursive: true, force: true });
     await rename(paths.previousDir, paths.trashDir);
     await fsyncPath(server.serverDir);
   }
-  await rm(paths.trashDir, { recursive: true, force: true });
   await discardBuild(paths, tools);
   // The marker stays, naming this restore: a retry from here on finishes it again instead of
   // building it afresh over writes already taken. Another restore does not take it for its
   // own, and its swap moves it out with the rest of the old data.
+  return { removed: rm(paths.trashDir, { recursive: true, force: true }) };
 }
 
 /**
@@ -152,7 +158,7 @@ export async function discardRestoreBuild(server: ServerPaths, tools: PgTools): 
 
 async function discardBuild(paths: RestorePaths, tools: PgTools): Promise<void> {
   if (await exists(join(paths.restoreDir, 'postmaster.pid'))) {
-    await pgCtl(tools, paths.restoreDir, ['-m', 'immediate', '-w', '-t', '60', 'stop']).catch(
+    await pgCtl(tools, paths.restoreDir, 'stop', ['-m', 'immediate', '-t', '60']).catch(
       () => undefined,
     );
   }

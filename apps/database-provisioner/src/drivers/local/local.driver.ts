@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { CertificateAuthority, OsUser, PgTools, SocketAddress } from '@pgcloud/postgres';
 import {
   answers,
@@ -69,6 +70,7 @@ const TYPICAL_SERVER_ID = `srv_${'x'.repeat(20)}`;
 const SQL_TIMEOUT_MS = 5000;
 
 export class LocalDriver extends DatabaseDriver {
+  private readonly logger = new Logger(LocalDriver.name);
   private readonly paths: DriverPaths;
   private preparing?: Promise<Prepared>;
 
@@ -221,7 +223,11 @@ export class LocalDriver extends DatabaseDriver {
   async finishRestore(serverId: string): Promise<void> {
     const { osUser } = await this.ready();
     const paths = serverPaths(this.settings.dataDir, serverId);
-    await finishRestore(paths, this.tools(osUser));
+    const { removed } = await finishRestore(paths, this.tools(osUser));
+    // The old data's files go meanwhile: the restore is complete without waiting for them.
+    removed.catch((err: unknown) =>
+      this.logger.warn(`the old data of ${serverId} is not removed yet: ${String(err)}`),
+    );
     // Restored data is on a timeline of its own already: promotion opens it, dropping nobody.
     const address = await this.socketAddress(paths);
     if ((await answers(address)) && (await inRecovery(address)))

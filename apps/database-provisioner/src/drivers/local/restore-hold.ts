@@ -1,7 +1,7 @@
 import { access, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OsUser, PgTools, SocketAddress } from '@pgcloud/postgres';
-import { chownFile, fsyncPath, runPgTool, withSuperuser } from '@pgcloud/postgres';
+import { chownFile, fsyncPath, runPgCtl, withSuperuser } from '@pgcloud/postgres';
 
 /**
  * A server held for a restore runs as a hot standby of itself: `standby.signal` in its
@@ -50,10 +50,7 @@ export async function inRecovery(address: SocketAddress): Promise<boolean> {
  * timeline and removes the mark. Only for restored data, whose WAL archive starts anew.
  */
 export async function promoteHeld(pgdata: string, tools: PgTools): Promise<void> {
-  await runPgTool(
-    tools.binDir,
-    'pg_ctl',
-    ['-D', pgdata, '-w', '-t', PROMOTE_TIMEOUT_SECONDS, 'promote'],
-    { osUser: tools.osUser },
-  );
+  await runPgCtl(tools.binDir, pgdata, 'promote', ['-t', PROMOTE_TIMEOUT_SECONDS], {
+    osUser: tools.osUser,
+  });
 }

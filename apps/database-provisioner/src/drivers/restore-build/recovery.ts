@@ -9,6 +9,9 @@ import { spoolFiles } from './wal-spool.js';
 const PROMOTE_TIMEOUT_MS = 60 * 60_000;
 const TARGET_NOT_REACHED = 'recovery ended before configured recovery target was reached';
 const SQL_TIMEOUT_MS = 10_000;
+// Replay's end is looked for this often: every look costs a login on the socket, each
+// tenth of a second waited costs a restore that much.
+const PROMOTION_LOOK_EVERY_MS = 20;
 /** SQLSTATE cannot_connect_now: the server is up but still recovering, not a hot standby. */
 const CANNOT_CONNECT_NOW = '57P03';
 
@@ -143,6 +146,6 @@ async function waitForPromotion(address: SocketAddress): Promise<void> {
     });
     if (!inRecovery) return;
     if (Date.now() > deadline) throw new Error('the restored server did not finish recovery');
-    await delay(100);
+    await delay(PROMOTION_LOOK_EVERY_MS);
   }
 }

@@ -111,7 +111,7 @@ async function buildOnSpool(
   const port = await spareTcpPort(context.listenAddress);
   const address: SocketAddress = { socketDir: paths.socketDir, port };
   const start = (recovery: string[]) =>
-    pgCtl(tools, paths.dataDir, [
+    pgCtl(tools, paths.dataDir, 'start', [
       '-o',
       [
         `-c port=${port}`,
@@ -122,14 +122,12 @@ async function buildOnSpool(
       ].join(' '),
       '-l',
       paths.logFile,
-      '-w',
       '-t',
       '3600',
-      'start',
     ]);
   // Stopping the checking server is cleanup: it goes on when the job is aborted.
   const stop = (mode: string) =>
-    pgCtl({ binDir: tools.binDir, osUser }, paths.dataDir, ['-m', mode, '-w', '-t', '120', 'stop']);
+    pgCtl({ binDir: tools.binDir, osUser }, paths.dataDir, 'stop', ['-m', mode, '-t', '120']);
   const recoveryAt = performance.now();
   spec.progress?.step('recover');
   const replayed = spec.progress?.replayed;

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ensureCluster } from './local-cluster.js';
+import type { OsUser } from './os-user.js';
+import { chownFile, ensureOwnedDir, resolveOsUser } from './os-user.js';
+import { readPostmasterStatus, runPgCtl } from './pg-ctl.js';
+import { answers, withSuperuser } from './socket-session.js';
+
+const pgBinDir =
+  process.env.PG_BIN_DIR ?? execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
+
+describe('pg_ctl, answered as soon as postmaster.pid says so', () => {
+  let osUser: OsUser;
+  let scratch: string;
+  let pgdata: string;
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const address = () => ({ socketDir: scratch, port });
+  const run = (action: 'start' | 'stop' | 'promote', args: string[] = []) =>
+    runPgCtl(pgBinDir, pgdata, action, args, { osUser });
+  const startArgs = () => [
+    '-o',
+    `-c port=${port} -c listen_addresses='' -c unix_socket_directories=${scratch}`,
+    '-l',
+    join(scratch, 'server.log'),
+  ];
+
+  before(async () => {
+    osUser = await resolveOsUser(process.env.PG_OS_USER ?? 'postgres');
+    scratch = await mkdtemp(join(tmpdir(), 'pgcloud-pg-ctl-'));
+    await ensureOwnedDir(scratch, osUser, 0o755);
+    pgdata = join(scratch, 'data');
+    await ensureCluster(pgdata, { binDir: pgBinDir, osUser });
+    // ensureCluster's postgresql.conf includes the server's own settings file.
+    await writeFile(join(pgdata, 'pgcloud.conf'), '');
+    await chownFile(join(pgdata, 'pgcloud.conf'), osUser);
+  });
+  after(async () => {
+    await run('stop', ['-m', 'immediate']).catch(() => undefined);
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it('starts a server that then accepts connections, and stops it with nothing left', async () => {
+    await run('start', startArgs());
+    assert.equal((await readPostmasterStatus(pgdata))?.status, 'ready');
+    assert.equal(await answers(address()), true);
+    await run('stop', ['-m', 'fast']);
+    assert.equal(await readPostmasterStatus(pgdata), undefined);
+    assert.equal(await answers(address()), false);
+  });
+
+  it('fails as pg_ctl does when there is nothing to stop, or the server cannot start', async () => {
+    await assert.rejects(run('stop', ['-m', 'fast']), /pg_ctl exited/);
+    await appendFile(join(pgdata, 'pgcloud.conf'), 'no_such_setting = 1\n');
+    await assert.rejects(run('start', startArgs()), /pg_ctl exited/);
+    await writeFile(join(pgdata, 'pgcloud.conf'), '');
+  });
+
+  it('promotes a hot standby to a server out of recovery, and refuses a second promotion', async () => {
+    await writeFile(join(pgdata, 'standby.signal'), '');
+    await chownFile(join(pgdata, 'standby.signal'), osUser);
+    await run('start', startArgs());
+    const inRecovery = () =>
+      withSuperuser(address(), 5000, async (client) => {
+        const { rows } = await client.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r');
+        return rows[0]?.r;
+      });
+    assert.equal(await inRecovery(), true);
+    await run('promote');
+    assert.equal(await inRecovery(), false);
+    await assert.rejects(run('promote'), /pg_ctl exited/);
+    await run('stop', ['-m', 'fast']);
+  });
+});
