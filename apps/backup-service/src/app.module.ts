@@ -62,7 +62,8 @@ export class AppModule {
         { provide: ObjectStore, useValue: store },
         {
           provide: BaseBackupUploader,
-          useFactory: () => new BaseBackupUploader(store, config.pgBinDir),
+          useFactory: () =>
+            new BaseBackupUploader(store, config.pgBinDir, config.compressionThreads),
         },
         AutomatedExpiry,
         BackupRemoval,

@@ -2,6 +2,7 @@ import { StorageEnv, validateEnv } from '@pgcloud/config';
 import type { TierLimits } from '@pgcloud/messaging';
 import { pgBinDir } from '@pgcloud/postgres';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { availableParallelism } from 'node:os';
 
 const DAY_SECONDS = 86_400;
 
@@ -44,6 +45,15 @@ export class BackupServiceConfig extends StorageEnv {
   @Max(32)
   BACKUP_CONCURRENCY: number = 2;
 
+  /**
+   * zstd threads compressing each backup in pg_basebackup; 0, the default, takes as many
+   * as this process has cores (a pod's limit may be fewer: then set it).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(64)
+  BACKUP_COMPRESSION_THREADS: number = 0;
+
   /** Manual backups a database keeps on the Free tier (spec/decisions.md section 6). */
   @IsInt()
   @Min(1)
@@ -62,6 +72,10 @@ export class BackupServiceConfig extends StorageEnv {
 
   get manualBackupLimits(): TierLimits {
     return { free: this.MANUAL_BACKUP_LIMIT_FREE, pro: this.MANUAL_BACKUP_LIMIT_PRO };
+  }
+
+  get compressionThreads(): number {
+    return this.BACKUP_COMPRESSION_THREADS || availableParallelism();
   }
 
   get pgBinDir(): string {

@@ -1,95 +1,224 @@
-// `npm run bench:backup`: MB/s of a pgcloud backup (pg_basebackup streamed through SHA-256
-// into an S3 multipart upload) of a database of at least 500 MB, beside plain
-// pg_basebackup with the same compression into a local file, in the same run, and the
-// ratio. It only prints; nothing passes or fails on a number.
+// `npm run bench:backup`: MB/s of a full backup of a database of at least 500 MB, by three
+// targets in the same run, alternating: plain pg_basebackup with pgcloud's arguments into
+// a local file, pgBackRest into the same S3 bucket, and pgcloud (pg_basebackup streamed
+// through SHA-256 into an S3 multipart upload). Every result is restored and its rows
+// counted before it counts. It only prints; nothing passes or fails on a number.
 import { execFileSync } from 'node:child_process';
-import { rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Client } from '@pgcloud/api-client';
-import { createBackup, deleteBackup, getBackup, unwrap } from '@pgcloud/api-client';
 import {
-  BASE_BACKUP_ARGS,
+  createBackup,
+  createdRestore,
+  deleteBackup,
+  deleteDatabase,
+  getBackup,
+  getDatabaseUrl,
+  getRestore,
+  restoreBackup,
+  unwrap,
+} from '@pgcloud/api-client';
+import {
+  baseBackupArgs,
   ensureOwnedDir,
   pgBinDir,
   resolveOsUser,
   runPgTool,
 } from '@pgcloud/postgres';
-import type { BulkDatabase, Cleanup, DatabasePath } from '@pgcloud/testing';
-import { benchCount, bulkDatabase, median, pollUntil, runBench } from '@pgcloud/testing';
+import { ObjectStore } from '@pgcloud/storage';
+import type { BulkDatabase, Cleanup, Samples } from '@pgcloud/testing';
+import {
+  LocalS3,
+  RestoredByHand,
+  benchCount,
+  bulkDatabase,
+  formatSamples,
+  median,
+  pollUntil,
+  runBench,
+} from '@pgcloud/testing';
+import pg from 'pg';
+import type { Repository } from './pgbackrest.js';
+import { PgBackRest } from './pgbackrest.js';
 
 const OS_USER = process.env['PG_OS_USER'] ?? 'postgres';
 const MB = 1_000_000;
 const ROWS = Number(process.env['BENCH_ROWS'] ?? '3300000');
+const COUNT_SQL = 'SELECT count(*) FROM filler';
 
-/** Seconds our backup streamed (from the record's start to its completion), and its size. */
-async function timeOurs(
-  client: Client,
-  database: DatabasePath,
-): Promise<{ seconds: number; bytes: number }> {
-  const created = await unwrap(createBackup({ client, path: database }));
-  const path = { ...database, backup_id: created.id };
+/** One sample of a target: its seconds, and the rows its result held once restored. */
+interface Sample {
+  seconds: number;
+  rows: number;
+}
+
+/** Plain pg_basebackup, pgcloud's arguments, into a local file over the server's socket. */
+async function baseline(bulk: BulkDatabase, serverDir: string): Promise<Sample> {
+  const osUser = await resolveOsUser(OS_USER);
+  const target = join(bulk.scratchDir, `baseline-${Date.now()}`);
+  await ensureOwnedDir(target, osUser, 0o755);
+  try {
+    const args = baseBackupArgs(availableParallelism()).map((arg) =>
+      arg === '--pgdata=-' ? `--pgdata=${target}` : arg,
+    );
+    const socket = ['-h', join(serverDir, 'socket'), '-p', String(bulk.connection.port)];
+    const started = performance.now();
+    await runPgTool(pgBinDir(), 'pg_basebackup', [...args, ...socket], { osUser });
+    const seconds = (performance.now() - started) / 1000;
+    const restored = await RestoredByHand.extract(join(target, 'base.tar.zst'), bulk.scratchDir);
+    try {
+      await restored.start();
+      return { seconds, rows: Number(await restored.query('bulk', COUNT_SQL)) };
+    } finally {
+      await restored.remove();
+    }
+  } finally {
+    await rm(target, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A pgcloud backup (`completed_at - started_at` of its record), then restored through the
+ * API into a new database whose rows are counted; both go afterwards.
+ */
+async function ours(bulk: BulkDatabase, caPem: string, run: number): Promise<Sample> {
+  const { client, path } = bulk;
+  const created = await unwrap(createBackup({ client, path }));
+  const backupPath = { ...path, backup_id: created.id };
   const backup = await pollUntil(
-    () => unwrap(getBackup({ client, path })),
+    () => unwrap(getBackup({ client, path: backupPath })),
     (b) => b.status === 'completed' || b.status === 'failed',
   );
   if (backup.status === 'failed') throw new Error(`backup failed: ${backup.error ?? '?'}`);
-  await deleteBackup({ client, path });
-  const ms = Date.parse(backup.completed_at ?? '') - Date.parse(backup.started_at ?? '');
-  return { seconds: ms / 1000, bytes: backup.size_bytes };
+  const seconds =
+    (Date.parse(backup.completed_at ?? '') - Date.parse(backup.started_at ?? '')) / 1000;
+  const name = `verify-${run}`;
+  const restore = createdRestore(
+    await unwrap(restoreBackup({ client, path: backupPath, body: { target_database: name } })),
+  );
+  const restored = await pollUntil(
+    () => unwrap(getRestore({ client, path: { ...path, restore_id: restore.restore_id } })),
+    (r) => r.status === 'completed' || r.status === 'failed',
+  );
+  if (restored.status === 'failed') throw new Error(`restore failed: ${restored.error ?? '?'}`);
+  const copy = { project_id: path.project_id, name };
+  const details = await unwrap(getDatabaseUrl({ client, path: copy }));
+  const url = new URL(details.connection_string);
+  url.searchParams.delete('sslmode');
+  const db = new pg.Client({ connectionString: url.toString(), ssl: { ca: caPem } });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ count: string }>(COUNT_SQL);
+    return { seconds, rows: Number(rows[0]?.count) };
+  } finally {
+    await db.end();
+    await unwrap(deleteDatabase({ client, path: copy }));
+    await unwrap(deleteBackup({ client, path: backupPath }));
+  }
 }
 
-/** Plain pg_basebackup, same arguments, into a local file, over the server's socket. */
-async function timeBaseline(bulk: BulkDatabase): Promise<number> {
-  const osUser = await resolveOsUser(OS_USER);
-  const target = join(bulk.scratchDir, `baseline-${Date.now()}`);
-  await ensureOwnedDir(target, osUser);
-  const serverDir = join(bulk.stack.dataDir, 'local', 'servers', bulk.database.platform_service_id);
-  const args = BASE_BACKUP_ARGS.map((arg) => (arg === '--pgdata=-' ? `--pgdata=${target}` : arg));
-  const started = performance.now();
-  await runPgTool(
-    pgBinDir(),
-    'pg_basebackup',
-    [...args, '-h', join(serverDir, 'socket'), '-p', String(bulk.connection.port)],
-    { osUser },
+function report(
+  title: string,
+  clusterBytes: number,
+  samples: { label: string; values: Sample[] }[],
+): string {
+  const rows: Samples[] = samples.flatMap(({ label, values }) => [
+    { label: `${label}, s`, values: values.map((s) => s.seconds) },
+    { label: `${label}, MB/s`, values: values.map((s) => clusterBytes / MB / s.seconds) },
+  ]);
+  const medianOf = (label: string) =>
+    median(samples.find((s) => s.label === label)?.values.map((v) => v.seconds) ?? []);
+  const [plain, backRest, pgcloud] = ['pg_basebackup', 'pgBackRest', 'pgcloud'].map(medianOf);
+  const counted = samples.map(
+    ({ label, values }) => `${label} ${values.map((s) => s.rows).join(', ')}`,
   );
-  const seconds = (performance.now() - started) / 1000;
-  await stat(join(target, 'base.tar.zst'));
-  await rm(target, { recursive: true, force: true });
-  return seconds;
+  return [
+    title,
+    "  pg_basebackup: pgcloud's arguments (one tar, -X fetch, client zstd with a thread per core, fast checkpoint) into a local file over the socket, from its start to its exit",
+    '  pgBackRest: `pgbackrest --type=full backup` into the same bucket of the same S3 (HTTPS), zstd, process-max = cores, from its start to its exit',
+    '  pgcloud: completed_at - started_at of a backup (pg_basebackup over TLS, SHA-256, S3 multipart upload over HTTPS)',
+    '',
+    ...formatSamples(rows),
+    '',
+    `pgcloud / pgBackRest, median seconds: ${((pgcloud ?? NaN) / (backRest ?? NaN)).toFixed(2)}  (goal: at most 1)`,
+    `pgcloud / pg_basebackup to a local file, median seconds: ${((pgcloud ?? NaN) / (plain ?? NaN)).toFixed(2)}  (goal: at most 1.2)`,
+    `rows in each restored result (written ${ROWS}): ${counted.join('; ')}`,
+  ].join('\n');
 }
 
 await runBench(async (cleanups: Cleanup[]) => {
   const runs = benchCount(3);
-  const bulk = await bulkDatabase(cleanups, 'bench-backup', ROWS);
-  // What a base backup copies: the data directory (WAL included, which -X fetch takes too).
-  const pgdata = join(
-    bulk.stack.dataDir,
-    'local',
-    'servers',
-    bulk.database.platform_service_id,
-    'pgdata',
-  );
+  // HTTPS for everyone: pgBackRest speaks S3 only over TLS, and so does a real deployment.
+  const s3Dir = await mkdtemp(join(tmpdir(), 'pgcloud-bench-s3-'));
+  const localS3 = new LocalS3(s3Dir);
+  const removeS3 = async () => {
+    await localS3.destroy();
+    await rm(s3Dir, { recursive: true, force: true });
+  };
+  let bulk: BulkDatabase;
+  let credentials: Repository['s3'];
+  try {
+    const s3 = await localS3.start();
+    const { tls } = s3;
+    if (!tls) throw new Error('the local S3 serves no HTTPS');
+    bulk = await bulkDatabase(cleanups, 'bench-backup', ROWS, {
+      S3_ENDPOINT: tls.endpoint,
+      S3_REGION: s3.region,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      NODE_EXTRA_CA_CERTS: tls.certFile,
+    });
+    credentials = { ...s3, tls };
+    // The apps run with the HTTPS endpoint; this process does not trust RGW's certificate
+    // (NODE_EXTRA_CA_CERTS is read at start), so the stack's own cleanup of its bucket
+    // reaches the same S3 over HTTP.
+    bulk.stack.env['S3_ENDPOINT'] = s3.endpoint;
+  } finally {
+    // After the stack has stopped.
+    cleanups.push(removeS3);
+  }
+  const serverDir = join(bulk.stack.dataDir, 'local', 'servers', bulk.database.platform_service_id);
+  const pgdata = join(serverDir, 'pgdata');
+  // What a base backup copies: the data directory, WAL included.
   const clusterBytes = Number(
     execFileSync('du', ['-sb', pgdata], { encoding: 'utf8' }).split('\t')[0],
   );
-  const ours: number[] = [];
-  const baseline: number[] = [];
-  let archiveBytes = 0;
+  const bucketName = bulk.stack.env['S3_BUCKET'] ?? 'pgcloud';
+  const bucket = new ObjectStore({ ...credentials, bucket: bucketName, forcePathStyle: true });
+  cleanups.unshift(() => Promise.resolve(bucket.close()));
+  const prefix = `pgbackrest-${bulk.stack.id}`;
+  console.error('setting pgBackRest up: a stanza, WAL archiving into its repository');
+  const backRest = await PgBackRest.setUp(
+    bulk.scratchDir,
+    await resolveOsUser(OS_USER),
+    {
+      pgdata,
+      address: { socketDir: join(serverDir, 'socket'), port: bulk.connection.port },
+      logFile: join(serverDir, 'postgresql.log'),
+    },
+    { s3: credentials, bucket: bucketName, prefix },
+  );
+  // Before the stack stops: archiving is turned off on the server.
+  cleanups.unshift(() => backRest.remove(bucket, prefix));
+  const caPem = await (await fetch(`${bulk.stack.baseUrl}/ca.pem`)).text();
+  const samples = { plain: [] as Sample[], backRest: [] as Sample[], ours: [] as Sample[] };
   for (let run = 1; run <= runs; run++) {
-    console.error(`run ${run} of ${runs}: baseline, then pgcloud`);
-    baseline.push(await timeBaseline(bulk));
-    const mine = await timeOurs(bulk.client, bulk.path);
-    ours.push(mine.seconds);
-    archiveBytes = mine.bytes;
+    console.error(`run ${run} of ${runs}: pg_basebackup, pgBackRest, pgcloud (each restored)`);
+    samples.plain.push(await baseline(bulk, serverDir));
+    const full = await backRest.fullBackup();
+    const rows = Number(await backRest.restoreAndQuery(full.label, 'bulk', COUNT_SQL));
+    samples.backRest.push({ seconds: full.seconds, rows });
+    samples.ours.push(await ours(bulk, caPem, run));
   }
-  const rate = (seconds: number): string => (clusterBytes / MB / seconds).toFixed(0);
-  const ourMedian = median(ours);
-  const baselineMedian = median(baseline);
-  return [
-    `backup throughput, ${(clusterBytes / MB).toFixed(0)} MB of data (archive ${(archiveBytes / MB).toFixed(0)} MB, zstd), median of ${runs}`,
-    `  pgcloud  (pg_basebackup -> SHA-256 -> S3 multipart): ${ourMedian.toFixed(2)} s  ${rate(ourMedian)} MB/s`,
-    `  baseline (pg_basebackup -> local file):              ${baselineMedian.toFixed(2)} s  ${rate(baselineMedian)} MB/s`,
-    `  ratio (pgcloud MB/s / baseline MB/s): ${(baselineMedian / ourMedian).toFixed(2)}  (goal: at least 0.9)`,
-  ].join('\n');
+  for (const [label, values] of Object.entries(samples))
+    for (const sample of values)
+      if (sample.rows !== ROWS)
+        throw new Error(`${label}: ${sample.rows} rows restored, not ${ROWS}`);
+  const title = `full backup of ${(clusterBytes / MB).toFixed(0)} MB of data directory (${ROWS} rows), ${runs} samples each, alternating`;
+  return report(title, clusterBytes, [
+    { label: 'pg_basebackup', values: samples.plain },
+    { label: 'pgBackRest', values: samples.backRest },
+    { label: 'pgcloud', values: samples.ours },
+  ]);
 });

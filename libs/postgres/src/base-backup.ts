@@ -39,16 +39,24 @@ export interface BaseBackupStream {
  * backup needs (`-X fetch`: stdout allows no streamed WAL, so startBaseBackup reserves
  * it first), after a fast checkpoint (without `-c fast` it may wait minutes for one). Also
  * what bench/ runs by hand.
+ *
+ * zstd compresses with `compressionThreads` threads of its own. Compression stays on the
+ * client: the server's (`server-zstd`, which would also spare TLS the uncompressed bytes)
+ * leaves pg_basebackup unable to put backup_manifest into a tar on stdout, and the
+ * archive must hold it for pg_verifybackup.
  */
-export const BASE_BACKUP_ARGS = [
-  '--pgdata=-',
-  '--format=tar',
-  '--wal-method=fetch',
-  '--compress=client-zstd',
-  '--checkpoint=fast',
-  '--no-sync',
-  '--verbose',
-] as const;
+export function baseBackupArgs(compressionThreads: number): string[] {
+  const workers = compressionThreads > 0 ? `:workers=${compressionThreads}` : '';
+  return [
+    '--pgdata=-',
+    '--format=tar',
+    '--wal-method=fetch',
+    `--compress=client-zstd${workers}`,
+    '--checkpoint=fast',
+    '--no-sync',
+    '--verbose',
+  ];
+}
 
 const STDERR_KEPT_BYTES = 16 * 1024;
 const STDERR_LINES_IN_ERRORS = 6;
@@ -62,6 +70,8 @@ export async function startBaseBackup(options: {
   pgBinDir: string;
   source: BaseBackupSource;
   applicationName?: string;
+  /** zstd's threads (baseBackupArgs); 0, the default, compresses in pg_basebackup itself. */
+  compressionThreads?: number;
   /** Stops pg_basebackup when aborted (a job that lost its lease), as cancel() does. */
   signal?: AbortSignal;
 }): Promise<BaseBackupStream> {
@@ -84,7 +94,7 @@ export async function startBaseBackup(options: {
   const conninfo = replicationConninfo(source, caFile, options.applicationName ?? 'pgcloud_backup');
   const child = spawn(
     join(options.pgBinDir, 'pg_basebackup'),
-    [...BASE_BACKUP_ARGS, `--dbname=${conninfo}`],
+    [...baseBackupArgs(options.compressionThreads ?? 0), `--dbname=${conninfo}`],
     // The password goes by environment, never on the command line (ps shows that).
     {
       env: { ...BASE_ENV, PGPASSWORD: source.password },

@@ -59,18 +59,23 @@ export async function pollUntil<T>(
 /**
  * Starts an isolated stack (with a local S3 unless S3_ENDPOINT is set), signs in, and makes
  * a database `bulk` filled with `rows` rows of md5 text that compresses about in half, like
- * real data more than zeros do (3.3 million rows: about 540 MB). Everything is undone by
- * the cleanups.
+ * real data more than zeros do (3.3 million rows: about 540 MB). `env` goes to the stack's
+ * apps over the benches' settings. Everything is undone by the cleanups.
  */
 export async function bulkDatabase(
   cleanups: Cleanup[],
   projectName: string,
   rows: number,
+  env: Record<string, string> = {},
 ): Promise<BulkDatabase> {
   // The stack's readiness probes log each unanswered ping while the apps boot.
   Logger.overrideLogger(['error']);
   console.error('starting the stack (with a local S3 unless S3_ENDPOINT is set)');
-  const stack = await Stack.start({ env: BENCH_STACK_ENV, isolated: true, output: 'files' });
+  const stack = await Stack.start({
+    env: { ...BENCH_STACK_ENV, ...env },
+    isolated: true,
+    output: 'files',
+  });
   cleanups.push(() => stack.stop());
   const scratchDir = await mkdtemp(join(tmpdir(), `pgcloud-${projectName}-`));
   await chmod(scratchDir, 0o755);

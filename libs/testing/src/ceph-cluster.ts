@@ -9,6 +9,8 @@ export interface CephClusterState {
   fsid: string;
   monPort: number;
   rgwPort: number;
+  /** RGW's HTTPS port (a self-signed certificate); clusters set up before it have none. */
+  tlsPort?: number;
   accessKeyId: string;
   secretAccessKey: string;
 }
@@ -63,6 +65,13 @@ export class CephPaths {
   get keyring(): string {
     return join(this.dir, 'keyring');
   }
+  /** RGW's self-signed certificate for its HTTPS port: what a client trusts. */
+  get tlsCert(): string {
+    return join(this.dir, 'rgw', 'tls.crt');
+  }
+  get tlsKey(): string {
+    return join(this.dir, 'rgw', 'tls.key');
+  }
   pidFile(daemon: string): string {
     return join(this.dir, 'run', `${daemon}.pid`);
   }
@@ -79,15 +88,33 @@ export const DAEMONS = [
 ] as const;
 
 /** Writes ceph.conf and the keys, and makes the monitor's store; the monitor is not started. */
-export async function createCluster(
-  paths: CephPaths,
-  ports: { monPort: number; rgwPort: number },
-): Promise<string> {
+export async function createCluster(paths: CephPaths, ports: CephPorts): Promise<string> {
   const fsid = randomUUID();
   for (const sub of ['mon/a', 'osd/0', 'run', 'log', 'rgw']) {
     mkdirSync(join(paths.dir, sub), { recursive: true });
   }
-  writeFileSync(paths.conf, cephConf(paths.dir, fsid, ports));
+  // HTTPS too, for clients that speak S3 only over TLS (pgBackRest, in bench/).
+  await run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-days',
+    '3650',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-addext',
+    // pgBackRest matches only DNS names, so the address is one too.
+    'subjectAltName=IP:127.0.0.1,DNS:127.0.0.1,DNS:localhost',
+    '-keyout',
+    paths.tlsKey,
+    '-out',
+    paths.tlsCert,
+  ]);
+  writeFileSync(paths.conf, cephConf(paths, fsid, ports));
   // One keyring for every daemon and the admin: it is a throwaway cluster on 127.0.0.1, and
   // the monitor's mkfs takes every key (with its caps) from it, so no `ceph auth add` later.
   const keys: [string, string[]][] = [
@@ -180,7 +207,15 @@ export async function run(program: string, args: readonly string[]): Promise<{ s
   }
 }
 
-function cephConf(dir: string, fsid: string, ports: { monPort: number; rgwPort: number }): string {
+/** The ports a cluster serves on, chosen at setup. */
+export interface CephPorts {
+  monPort: number;
+  rgwPort: number;
+  tlsPort: number;
+}
+
+function cephConf(paths: CephPaths, fsid: string, ports: CephPorts): string {
+  const { dir } = paths;
   return `[global]
 fsid = ${fsid}
 mon_host = v2:127.0.0.1:${ports.monPort}
@@ -225,7 +260,7 @@ bluestore_block_create = true
 bluestore_block_size = ${BLOCK_BYTES}
 
 [client.rgw.a]
-rgw_frontends = beast endpoint=127.0.0.1:${ports.rgwPort}
+rgw_frontends = beast endpoint=127.0.0.1:${ports.rgwPort} ssl_endpoint=127.0.0.1:${ports.tlsPort} ssl_certificate=${paths.tlsCert} ssl_private_key=${paths.tlsKey}
 rgw_data = ${dir}/rgw
 # The lifecycle thread sleeps 5 s at a time and RGW's shutdown waits for it; nothing here
 # uses bucket lifecycle rules.

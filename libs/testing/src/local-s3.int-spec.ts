@@ -1,7 +1,10 @@
 import { tmpdir } from 'node:os';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { get as httpsGet } from 'node:https';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
@@ -60,6 +63,73 @@ describe('ObjectStore on the local S3 (Ceph RGW)', () => {
     const hash = createHash('sha256');
     for await (const chunk of await store.getStream('big/one.bin')) hash.update(chunk as Buffer);
     assert.equal(hash.digest('hex'), sha256(data));
+  });
+
+  it('serves the same bucket over HTTPS, to clients that trust its certificate', async () => {
+    const { tls } = credentials;
+    assert.ok(tls, 'a new cluster serves HTTPS too');
+    const data = randomBytes(1000);
+    await store.uploadStream('tls/one.bin', Readable.from([data]));
+    const overTls = new ObjectStore({
+      ...credentials,
+      endpoint: tls.endpoint,
+      bucket: 'pgcloud-test',
+    });
+    try {
+      const url = await overTls.presignedGet('tls/one.bin', { expiresInSeconds: 60 });
+      assert.match(url, /^https:\/\/127\.0\.0\.1:/);
+      const ca = readFileSync(tls.certFile);
+      const body = await new Promise<Buffer>((resolve, reject) => {
+        httpsGet(url, { ca }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve(Buffer.concat(chunks)));
+        }).on('error', reject);
+      });
+      assert.equal(sha256(body), sha256(data));
+      await assert.rejects(fetch(url), 'a client that does not trust it is refused');
+    } finally {
+      overTls.close();
+    }
+  });
+
+  it('takes uploads over HTTPS as UNSIGNED-PAYLOAD, and their links still need no header', async () => {
+    const { tls } = credentials;
+    assert.ok(tls);
+    // A process that trusts the certificate, as the apps do through NODE_EXTRA_CA_CERTS.
+    const script = `
+      import { createHash } from 'node:crypto';
+      import { Readable } from 'node:stream';
+      import { ObjectStore } from '@pgcloud/storage';
+      const store = new ObjectStore(JSON.parse(process.env.STORE));
+      const sent = new Set();
+      store.client.middlewareStack.add((next, context) => (args) => {
+        if (context.commandName === 'UploadPartCommand') sent.add(args.request.headers['x-amz-content-sha256']);
+        return next(args);
+      }, { step: 'finalizeRequest', name: 'spy' });
+      const data = Buffer.alloc(40 * 1024 * 1024, 7);
+      await store.uploadStream('tls/parts.bin', Readable.from([data.subarray(0, 20e6), data.subarray(20e6)]));
+      await store.put('tls/small.txt', Buffer.from('small'));
+      const url = await store.presignedGet('tls/parts.bin', { expiresInSeconds: 60 });
+      const got = Buffer.from(await (await fetch(url)).arrayBuffer());
+      const same = createHash('sha256').update(got).digest('hex') === createHash('sha256').update(data).digest('hex');
+      console.log(JSON.stringify({ same, sent: [...sent] }));
+      store.close();
+    `;
+    const settings = { ...credentials, endpoint: tls.endpoint, bucket: 'pgcloud-test' };
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      {
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: tls.certFile, STORE: JSON.stringify(settings) },
+      },
+    );
+    assert.deepEqual(JSON.parse(stdout), { same: true, sent: ['UNSIGNED-PAYLOAD'] });
+    assert.deepEqual((await store.list('tls/')).map((o) => o.key).sort(), [
+      'tls/one.bin',
+      'tls/parts.bin',
+      'tls/small.txt',
+    ]);
   });
 
   it('serves a pre-signed URL to plain fetch, as an attachment under the given name', async () => {

@@ -20,6 +20,8 @@ export interface LocalS3Credentials {
   accessKeyId: string;
   secretAccessKey: string;
   region: string;
+  /** The same S3 over HTTPS, and the certificate to trust (none on clusters set up before). */
+  tls?: { endpoint: string; certFile: string };
 }
 
 // RGW's default zonegroup answers to any region name; this is the SDK's usual default.
@@ -50,7 +52,11 @@ export class LocalS3 {
     if (!state) {
       // A setup that did not finish leaves a half-made store: start again from nothing.
       rmSync(this.paths.dir, { recursive: true, force: true });
-      const ports = { monPort: await freePort(), rgwPort: await freePort() };
+      const ports = {
+        monPort: await freePort(),
+        rgwPort: await freePort(),
+        tlsPort: await freePort(),
+      };
       const fsid = await createCluster(this.paths, ports);
       await this.startDaemon('mon.a');
       await createOsd(this.paths);
@@ -61,7 +67,11 @@ export class LocalS3 {
       writeState(this.paths, state);
     } else {
       // The monitor's address is in its store; the ports cannot change after setup.
-      for (const port of [state.monPort, state.rgwPort]) {
+      for (const port of [
+        state.monPort,
+        state.rgwPort,
+        ...(state.tlsPort ? [state.tlsPort] : []),
+      ]) {
         if (await canConnect('127.0.0.1', port, 500)) {
           throw new Error(
             `port ${port} of the local S3 in ${this.paths.dir} is taken by another process; ` +
@@ -77,6 +87,9 @@ export class LocalS3 {
       accessKeyId: state.accessKeyId,
       secretAccessKey: state.secretAccessKey,
       region: REGION,
+      ...(state.tlsPort
+        ? { tls: { endpoint: `https://127.0.0.1:${state.tlsPort}`, certFile: this.paths.tlsCert } }
+        : {}),
     };
   }
 

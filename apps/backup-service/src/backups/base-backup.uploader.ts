@@ -19,6 +19,8 @@ export class BaseBackupUploader {
   constructor(
     private readonly store: ObjectStore,
     private readonly pgBinDir: string,
+    /** zstd's threads in each pg_basebackup (BACKUP_COMPRESSION_THREADS). */
+    private readonly compressionThreads = 0,
   ) {}
 
   /**
@@ -32,7 +34,12 @@ export class BaseBackupUploader {
     signal?: AbortSignal,
   ): Promise<UploadedBackup> {
     signal?.throwIfAborted();
-    const backup = await startBaseBackup({ pgBinDir: this.pgBinDir, source, signal });
+    const backup = await startBaseBackup({
+      pgBinDir: this.pgBinDir,
+      source,
+      compressionThreads: this.compressionThreads,
+      signal,
+    });
     const cancel = (): void => backup.cancel();
     signal?.addEventListener('abort', cancel, { once: true });
     // Handled below; without this, a rejection seen first by flush() would be unhandled.
