@@ -58,6 +58,11 @@ export class PgBackRest {
     server: BackedUpServer,
     repository: Repository,
   ): Promise<PgBackRest> {
+    await runAsOsUser('pgbackrest', ['version'], { osUser }).catch(() => {
+      throw new Error(
+        "bench:backup needs Debian's pgbackrest: apt-get install -y --no-install-recommends pgbackrest",
+      );
+    });
     const dir = await mkdtemp(join(parent, 'pgbackrest-'));
     await ensureOwnedDir(dir, osUser);
     const ca = join(dir, 'ca.crt');

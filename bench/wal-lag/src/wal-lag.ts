@@ -5,7 +5,7 @@
 // It only prints; nothing passes or fails on a figure.
 import { performance } from 'node:perf_hooks';
 import type { Cleanup } from '@pgcloud/testing';
-import { bulkDatabase, runBench } from '@pgcloud/testing';
+import { bulkDatabase, plainMetric, runBench, scrapeMetrics } from '@pgcloud/testing';
 import type { LagSample } from './lag-samples.js';
 import { enablePitrAndWait, sampleDuring, waitForCatchUp } from './lag-samples.js';
 import { PgbenchDatabase } from './pgbench.js';
@@ -14,6 +14,7 @@ const SECONDS = Number(process.env['BENCH_SECONDS'] ?? '60');
 const SCALE = 10;
 const CLIENTS = 4;
 const MB = 1_000_000;
+const UPLOADED = 'pgcloud_wal_uploaded_bytes_total';
 
 /** The value at rank p% of the values (nearest rank, as in bench:api). */
 function percentile(values: number[], p: number): number {
@@ -22,7 +23,10 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(rank, 1)) - 1] ?? Number.NaN;
 }
 
-function lagLines(samples: LagSample[], written: { bytes: number; seconds: number }): string[] {
+function lagLines(
+  samples: LagSample[],
+  written: { bytes: number; seconds: number; uploaded: number },
+): string[] {
   const first = samples[0];
   const last = samples.at(-1);
   const seconds = first && last ? (last.at - first.at) / 1000 : 0;
@@ -35,6 +39,8 @@ function lagLines(samples: LagSample[], written: { bytes: number; seconds: numbe
     `  now - recovery-window to:                   p50 ${percentile(behindMs, 50).toFixed(0)} ms  p99 ${percentile(behindMs, 99).toFixed(0)} ms`,
     `  WAL archived (bytes_received): ${(archived / MB / seconds).toFixed(2)} MB/s over ${seconds.toFixed(0)} s` +
       `  (the server wrote ${(written.bytes / MB / written.seconds).toFixed(2)} MB/s over the run)`,
+    `  uploaded to S3: ${(written.uploaded / MB / written.seconds).toFixed(2)} MB/s, ` +
+      `${(written.uploaded / written.bytes).toFixed(2)} times the WAL written (each upload of a growing .partial counts)`,
   ];
 }
 
@@ -51,6 +57,8 @@ await runBench(async (cleanups: Cleanup[]) => {
   await database.settle();
   await waitForCatchUp(bulk.client, bulk.path);
   console.error(`pgbench -c ${CLIENTS} -T ${SECONDS} -N with PITR, sampling the lag`);
+  const pitrWorker = bulk.stack.managementUrl('pitr-worker');
+  const uploadedBefore = plainMetric(await scrapeMetrics(pitrWorker), UPLOADED);
   const walBefore = await database.walPosition();
   const started = performance.now();
   const { samples, result: tpsWith } = await sampleDuring(
@@ -61,6 +69,7 @@ await runBench(async (cleanups: Cleanup[]) => {
   const written = {
     bytes: (await database.walPosition()) - walBefore,
     seconds: (performance.now() - started) / 1000,
+    uploaded: plainMetric(await scrapeMetrics(pitrWorker), UPLOADED) - uploadedBefore,
   };
   return [
     `WAL archiving under pgbench -c ${CLIENTS} -T ${SECONDS} -N (scale ${SCALE}) over TLS`,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { histogramSumsBy, histogramTotals } from './metrics-text.js';
+import { histogramSumsBy, histogramTotals, plainMetric } from './metrics-text.js';
 
 const PHASES = 'pgcloud_restore_phase_duration_seconds';
 
@@ -49,5 +49,14 @@ describe('histogramSumsBy', () => {
         ['plan', 0.25],
       ],
     );
+  });
+});
+
+describe('plainMetric', () => {
+  it('adds up its series, labelled or not, and answers 0 for one not written yet', () => {
+    const text =
+      '# HELP x_total X.\n# TYPE x_total counter\nx_total{service="a"} 40\nx_total 2\nx_total_other 7\n';
+    assert.equal(plainMetric(text, 'x_total'), 42);
+    assert.equal(plainMetric(text, 'y_total'), 0);
   });
 });

@@ -62,3 +62,11 @@ export function histogramSumsBy(
   }
   return sums;
 }
+
+/** A counter or gauge in the text, summed over its series; 0 when it is not there yet. */
+export function plainMetric(text: string, name: string): number {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}

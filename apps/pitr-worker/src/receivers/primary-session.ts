@@ -11,6 +11,8 @@ const LONG_PAGE_HEADER = 40n;
 const SEGMENT_BYTES = 16n * 1024n * 1024n;
 const TIMEOUT_MS = 10_000;
 const COMMIT_STAMP_MARGIN_MS = 100;
+// How often the receiver's flush position is read while waiting for it to reach a sample.
+const FLUSH_LOOK_EVERY_MS = 10;
 
 /** What the primary says at one moment: its clock, how far its WAL reaches, and our receiver. */
 export interface PrimarySample {
@@ -102,6 +104,27 @@ export class PrimarySession {
       PITR_SLOT,
       formatLsn(lsn),
     ]);
+  }
+
+  /**
+   * Where our pg_receivewal has flushed to, read again until it reaches `lsn` or `waitMs`
+   * has passed (null while it is not connected).
+   */
+  async flushedReaching(
+    applicationName: string,
+    lsn: bigint,
+    waitMs: number,
+  ): Promise<bigint | null> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const { rows } = await this.client.query<{ flushed: string | null }>(
+        `SELECT flush_lsn::text AS flushed FROM pg_stat_replication WHERE application_name = $1`,
+        [applicationName],
+      );
+      const flushed = rows[0]?.flushed ? parseLsn(rows[0].flushed) : null;
+      if (flushed === null || flushed >= lsn || Date.now() >= deadline) return flushed;
+      await new Promise((resolve) => setTimeout(resolve, FLUSH_LOOK_EVERY_MS));
+    }
   }
 
   async sample(applicationName: string): Promise<PrimarySample> {

@@ -15,6 +15,9 @@ import { walArchivedBytes } from './receiver.metrics.js';
 import type { ArchivedPosition } from './segment-uploader.js';
 import { SegmentUploader } from './segment-uploader.js';
 
+// How long an interval waits for pg_receivewal to flush what its sample saw inserted.
+const FLUSH_WAIT_MS = 250;
+
 /** The receiver no longer holds its lease, or its archive is gone: it stops for good. */
 export class LeaseLost extends Error {}
 
@@ -133,7 +136,13 @@ export class ReceiverStream {
     try {
       while (!this.signal.aborted) {
         const sample = await session.sample(applicationName);
-        const end = await this.cycle(session, uploader, fence, sample, progress);
+        // The WAL up to the sample's position is on its way (milliseconds): uploaded once
+        // it is flushed, the window reaches the sample's time in this interval, not the next.
+        const flushed =
+          sample.flushed === null
+            ? null
+            : await session.flushedReaching(applicationName, sample.lsn, FLUSH_WAIT_MS);
+        const end = await this.cycle(session, uploader, fence, { ...sample, flushed }, progress);
         if (end) return end;
         if (exit) break;
         await this.deps.clock.sleep(this.deps.flushIntervalMs, this.signal);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { partialKey, segmentKey } from '../archive/wal-keys.js';
 import type { LeaseFence } from './lease-fence.js';
 import type { ReceiverDeps } from './receiver-deps.js';
+import { walUploadedBytes } from './receiver.metrics.js';
 
 const PARTIAL = '.partial';
 
@@ -55,6 +56,7 @@ export class SegmentUploader {
         const key = segmentKey(projectId, databaseId, segment.timeline, name);
         const body = await readFile(join(directory, name));
         await this.deps.store.put(key, body);
+        walUploadedBytes.inc(body.length);
         await this.deps.segments.record({
           databaseId,
           name,
@@ -86,6 +88,7 @@ export class SegmentUploader {
     if (await this.fence.check()) return;
     const { projectId, databaseId } = this.target;
     await this.deps.store.put(partialKey(projectId, databaseId, segment.timeline, name), body);
+    walUploadedBytes.inc(body.length);
     position.archived = flushed;
     position.lastWalFile = partial;
   }

@@ -87,6 +87,8 @@ class World {
   slotAdvances: bigint[] = [];
   puts: string[] = [];
   samples: PrimarySample[] = [];
+  /** Where pg_receivewal has flushed to once the interval waited for it (else the sample's). */
+  flushedLater: bigint | undefined;
   spoolRemoved = false;
   processes: ReturnType<typeof fakeProcess>[] = [];
 
@@ -136,12 +138,14 @@ class World {
         return Promise.resolve(SOURCE);
       }),
     );
+    let last: PrimarySample | undefined;
     const session = {
       state: () => Promise.resolve({ slotExists: true, timeline: 1 }),
-      sample: () =>
-        Promise.resolve(
-          this.samples.shift() ?? { at: new Date(0), lsn: 0n, flushed: null, streaming: true },
-        ),
+      sample: () => {
+        last = this.samples.shift() ?? { at: new Date(0), lsn: 0n, flushed: null, streaming: true };
+        return Promise.resolve(last);
+      },
+      flushedReaching: () => Promise.resolve(this.flushedLater ?? last?.flushed ?? null),
       advanceSlot: (lsn: bigint) => {
         this.slotAdvances.push(lsn);
         return Promise.resolve();
@@ -316,6 +320,29 @@ describe('WalReceiver', { timeout: 10_000 }, () => {
     assert.ok(
       world.processes.every((p) => p.stopped),
       'pg_receivewal is stopped at the end',
+    );
+  });
+
+  it("reaches a sample's time in its own interval once pg_receivewal has flushed up to it", async () => {
+    await writeFile(join(directory, `${segmentName(1, 4n)}.partial`), 'x'.repeat(64));
+    // Sampled while the last 64 bytes were still on their way; flushed a moment after.
+    world.samples = [
+      {
+        at: new Date(5000),
+        lsn: segmentStart(4n) + 64n,
+        flushed: segmentStart(4n),
+        streaming: true,
+      },
+    ];
+    world.flushedLater = segmentStart(4n) + 64n;
+    world.clock.at(500, () => (world.recordAccepted = false));
+
+    await runReceiver(world, (attempt) => attempt === 2);
+
+    const [first] = world.flushes;
+    assert.deepEqual(
+      [first?.archivedLsn, first?.windowTo?.getTime()],
+      [segmentStart(4n) + 64n, 5000],
     );
   });
 
