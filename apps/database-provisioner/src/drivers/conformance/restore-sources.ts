@@ -16,8 +16,9 @@ import type { RestoreArchive, RestoreSegment } from '../database-driver.js';
  * point at a local HTTP server of the test's (the services' links point at S3).
  */
 export class RestoreSources {
-  private readonly files = new Map<string, Buffer>();
-  /** Links that answer only after so many milliseconds, or never but with an error. */
+  /** Each link's body, and the WAL segment it is, if one. */
+  private readonly files = new Map<string, { body: Buffer; segment?: string }>();
+  /** Segments whose links answer only after so many milliseconds, or with an error. */
   private readonly slow = new Map<string, number>();
   private readonly failing = new Set<string>();
 
@@ -34,13 +35,13 @@ export class RestoreSources {
     if (!address || typeof address === 'string') throw new Error('no address');
     const sources = new RestoreSources(server, `http://127.0.0.1:${address.port}`);
     server.on('request', (request, response) => {
-      const path = request.url ?? '';
-      const body = sources.files.get(path);
-      if (!body) return void response.writeHead(404).end();
-      if (sources.failing.has(path)) return void response.writeHead(500).end();
+      const file = sources.files.get(request.url ?? '');
+      if (!file) return void response.writeHead(404).end();
+      const segment = file.segment ?? '';
+      if (sources.failing.has(segment)) return void response.writeHead(500).end();
       setTimeout(
-        () => response.writeHead(200, { 'content-length': body.length }).end(body),
-        sources.slow.get(path) ?? 0,
+        () => response.writeHead(200, { 'content-length': file.body.length }).end(file.body),
+        sources.slow.get(segment) ?? 0,
       );
     });
     return sources;
@@ -68,7 +69,7 @@ export class RestoreSources {
       const partial = file.endsWith('.partial');
       segments.push({
         name: file.replace('.partial', ''),
-        url: this.put(body),
+        url: this.put(body, file.replace('.partial', '')),
         partial,
         sizeBytes: partial ? (await stat(join(receiver.dir, file))).size : body.length,
       });
@@ -76,14 +77,15 @@ export class RestoreSources {
     return segments;
   }
 
-  /** The link answers only `ms` after it was asked. */
-  delay(url: string, ms: number): void {
-    this.slow.set(new URL(url).pathname, ms);
+  /** The segment's links answer 500 from now on. */
+  fail(segment: string): void {
+    this.failing.add(segment);
   }
 
-  /** The link answers 500 from now on. */
-  fail(url: string): void {
-    this.failing.add(new URL(url).pathname);
+  /** The segment's links answer again, but only `ms` after they were asked. */
+  delay(segment: string, ms: number): void {
+    this.failing.delete(segment);
+    this.slow.set(segment, ms);
   }
 
   async stop(): Promise<void> {
@@ -91,9 +93,9 @@ export class RestoreSources {
     await new Promise((resolve) => this.server.close(resolve));
   }
 
-  private put(body: Buffer): string {
+  private put(body: Buffer, segment?: string): string {
     const path = `/${randomBytes(8).toString('hex')}`;
-    this.files.set(path, body);
+    this.files.set(path, { body, ...(segment ? { segment } : {}) });
     return `${this.baseUrl}${path}`;
   }
 }
