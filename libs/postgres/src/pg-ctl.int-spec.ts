@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -57,6 +58,27 @@ describe('pg_ctl, answered as soon as postmaster.pid says so', () => {
     await appendFile(join(pgdata, 'pgcloud.conf'), 'no_such_setting = 1\n');
     await assert.rejects(run('start', startArgs()), /pg_ctl exited/);
     await writeFile(join(pgdata, 'pgcloud.conf'), '');
+  });
+
+  it('never takes a postmaster.pid left by another postmaster for the one it starts', async () => {
+    await run('start', startArgs());
+    const pidFile = join(pgdata, 'postmaster.pid');
+    const lines = (await readFile(pidFile, 'utf8')).split('\n');
+    await run('stop', ['-m', 'fast']);
+    // As a postmaster killed a moment ago leaves it: ready, just started, its pid still
+    // taken (a zombie; here a process of the same user), so the new one refuses to start.
+    const holder = spawn('sleep', ['30'], {
+      ...(osUser.switchUser ? { uid: osUser.uid, gid: osUser.gid } : {}),
+    });
+    try {
+      lines[0] = String(holder.pid);
+      await writeFile(pidFile, lines.join('\n'));
+      await chownFile(pidFile, osUser);
+      await assert.rejects(run('start', startArgs()), /pg_ctl exited/);
+    } finally {
+      holder.kill();
+      await rm(pidFile, { force: true });
+    }
   });
 
   it('promotes a hot standby to a server out of recovery, and refuses a second promotion', async () => {

@@ -61,18 +61,25 @@ export async function runPgCtl(
   options: RunAsOptions,
 ): Promise<void> {
   const since = Math.floor(Date.now() / 1000) - START_TIME_SLACK_SECONDS;
+  // A postmaster.pid already there is another postmaster's (one killed a moment ago leaves
+  // its file, and perhaps a zombie, behind): a start is answered only by a new one's.
+  const before = await readPostmasterStatus(pgdata);
   // Nothing to stop, or a server out of recovery already: pg_ctl's answer is the answer.
   const early =
     action === 'start' ||
-    (action === 'stop'
-      ? (await readPostmasterStatus(pgdata)) !== undefined
-      : !(await inProduction(pgdata)));
+    (action === 'stop' ? before !== undefined : !(await inProduction(pgdata)));
   const reached = async (): Promise<boolean> => {
     if (!early) return false;
     if (action === 'promote') return inProduction(pgdata);
     const found = await readPostmasterStatus(pgdata);
     if (action === 'stop') return found === undefined;
-    return !!found && UP.includes(found.status) && alive(found.pid) && found.startTime >= since;
+    return (
+      !!found &&
+      found.pid !== before?.pid &&
+      UP.includes(found.status) &&
+      alive(found.pid) &&
+      found.startTime >= since
+    );
   };
   let ended = false;
   const ctl = runPgTool(binDir, 'pg_ctl', ['-D', pgdata, ...args, '-w', action], options).finally(
