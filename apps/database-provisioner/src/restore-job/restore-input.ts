@@ -4,7 +4,7 @@ import { LSN_PATTERN } from '@pgcloud/contracts';
 import type { RecoveryTarget, RestoreSpec } from '../drivers/database-driver.js';
 
 /** restore.json: a driver's RestoreSpec less the server, the signal and the progress. */
-export type RestoreInput = Omit<RestoreSpec, 'serverId' | 'signal' | 'progress'>;
+export type RestoreInput = Omit<RestoreSpec, 'serverId' | 'signal' | 'serverMade' | 'progress'>;
 
 /** The Secret's keys the program reads (tls.crt and tls.key are copied, see job-tls.ts). */
 export const INPUT_FILES = {

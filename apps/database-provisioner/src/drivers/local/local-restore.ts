@@ -119,7 +119,7 @@ export async function finishRestore(
 ): Promise<{ removed: Promise<void> }> {
   const paths = restorePaths(server);
   if (await exists(paths.previousDir)) {
-    await rm(paths.trashDir, { recursive: true, force: true });
+    await removeOldData(server);
     await rename(paths.previousDir, paths.trashDir);
     await fsyncPath(server.serverDir);
   }
@@ -127,7 +127,12 @@ export async function finishRestore(
   // The marker stays, naming this restore: a retry from here on finishes it again instead of
   // building it afresh over writes already taken. Another restore does not take it for its
   // own, and its swap moves it out with the rest of the old data.
-  return { removed: rm(paths.trashDir, { recursive: true, force: true }) };
+  return { removed: removeOldData(server) };
+}
+
+/** Removes old data a finished restore set aside (nothing else is ever in the trash). */
+export async function removeOldData(server: ServerPaths): Promise<void> {
+  await rm(restorePaths(server).trashDir, { recursive: true, force: true });
 }
 
 /**

@@ -37,6 +37,7 @@ import {
   discardRestoreBuild,
   finishRestore,
   isSwapped,
+  removeOldData,
   swapRestored,
   undoRestore,
 } from './local-restore.js';
@@ -280,6 +281,9 @@ export class LocalDriver extends DatabaseDriver {
     assertSocketPathFits(dataDir, TYPICAL_SERVER_ID, 65535);
     await ensureOwnedDir(this.paths.localDir, osUser);
     await ensureOwnedDir(this.paths.serversDir, osUser);
+    // Old data a restart cut short the removal of, after its restore had completed.
+    for (const serverId of await this.list())
+      await removeOldData(serverPaths(this.settings.dataDir, serverId));
     const ca = await ensureCertificateAuthority(this.paths.caDir);
     await ensureCluster(this.paths.templateDir, { binDir: pgBinDir, osUser });
     return { osUser, ca };

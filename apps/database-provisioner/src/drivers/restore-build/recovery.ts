@@ -9,9 +9,11 @@ import { spoolFiles } from './wal-spool.js';
 const PROMOTE_TIMEOUT_MS = 60 * 60_000;
 const TARGET_NOT_REACHED = 'recovery ended before configured recovery target was reached';
 const SQL_TIMEOUT_MS = 10_000;
-// Replay's end is looked for this often: every look costs a login on the socket, each
-// tenth of a second waited costs a restore that much.
+// Replay's end is looked for this often once the server takes sessions (a hot standby):
+// every look is a login on the socket, each tenth of a second waited costs the restore as
+// much. While it takes none, a refused login forks a backend and logs a line: less often.
 const PROMOTION_LOOK_EVERY_MS = 20;
+const REFUSED_LOOK_EVERY_MS = 100;
 /** SQLSTATE cannot_connect_now: the server is up but still recovering, not a hot standby. */
 const CANNOT_CONNECT_NOW = '57P03';
 
@@ -137,15 +139,17 @@ export async function segmentsReplayed(dataDir: string, start: bigint): Promise<
 async function waitForPromotion(address: SocketAddress): Promise<void> {
   const deadline = Date.now() + PROMOTE_TIMEOUT_MS;
   for (;;) {
+    let refused = false;
     const inRecovery = await withSuperuser(address, SQL_TIMEOUT_MS, async (client) => {
       const { rows } = await client.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r');
       return rows[0]?.r ?? true;
     }).catch((err: { code?: string }) => {
-      if (err.code === CANNOT_CONNECT_NOW) return true;
-      throw err;
+      if (err.code !== CANNOT_CONNECT_NOW) throw err;
+      refused = true;
+      return true;
     });
     if (!inRecovery) return;
     if (Date.now() > deadline) throw new Error('the restored server did not finish recovery');
-    await delay(PROMOTION_LOOK_EVERY_MS);
+    await delay(refused ? REFUSED_LOOK_EVERY_MS : PROMOTION_LOOK_EVERY_MS);
   }
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { OsUser, PgTools, SocketAddress } from '@pgcloud/postgres';
 import { checkTlsLogin, chownFile, ensureOwnedDir } from '@pgcloud/postgres';
 import type { RestoreOutcome, RestoreSpec } from '../database-driver.js';
+import { CorruptArchiveError } from '../database-driver.js';
 import { downloadAndExtract } from './archive-extract.js';
 import { pgCtl } from './pg-ctl.js';
 import { backupStartLsn, recover, segmentsReplayed, watchReplay } from './recovery.js';
@@ -82,7 +83,9 @@ export async function buildRestoredData(
   try {
     return await buildOnSpool(paths, spec, context, spool, startedAt);
   } catch (err) {
-    // A failed fetch is what stopped recovery: that is the reason to tell.
+    // A failed fetch is what stopped recovery: that is the reason to tell, unless the base
+    // backup itself is corrupt (no attempt can mend that).
+    if (err instanceof CorruptArchiveError) throw err;
     throw spool?.failure() ?? err;
   } finally {
     // Nothing keeps writing into a later attempt.

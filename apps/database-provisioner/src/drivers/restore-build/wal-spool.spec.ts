@@ -102,6 +102,17 @@ describe('WAL spool', () => {
     await spool.stop();
   });
 
+  it('aborts recovery when a segment cannot be copied in, or the spool is gone', async () => {
+    const spool = await startWalSpool(segments(), join(dir, 'spool'), OS_USER);
+    assert.equal(await restoreCommand(spool.restoreCommand, NAMES[0] ?? '', join(dir, 'a')), 0);
+    // In, but its copy fails: never "not in the archive", which would end recovery there.
+    const nowhere = join(dir, 'no-such-dir', 'RECOVERYXLOG');
+    assert.equal(await restoreCommand(spool.restoreCommand, NAMES[0] ?? '', nowhere), 255);
+    await spool.stop();
+    await rm(join(dir, 'spool'), { recursive: true });
+    assert.equal(await restoreCommand(spool.restoreCommand, NAMES[1] ?? '', join(dir, 'x')), 255);
+  });
+
   it('aborts recovery once a fetch failed, rather than end it early', async () => {
     failing.add(NAMES[1] ?? '');
     const spool = await startWalSpool(segments(), join(dir, 'spool'), OS_USER);

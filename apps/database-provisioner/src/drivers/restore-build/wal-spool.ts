@@ -61,6 +61,9 @@ export async function startWalSpool(
   for (const segment of segments)
     if (!/^[0-9A-F]{24}$/.test(segment.name)) throw new Error(`not a WAL segment: ${segment.name}`);
   const files = spoolFiles(dir);
+  // An earlier attempt's marks must not speak for this one.
+  await rm(files.failedMark, { force: true });
+  await rm(files.replayLog, { force: true });
   await ensureOwnedDir(dir, osUser);
   await ensureOwnedDir(files.pendingDir, osUser);
   for (const segment of segments) await writeFile(join(files.pendingDir, segment.name), '');
@@ -91,7 +94,8 @@ export async function startWalSpool(
     ),
   );
   return {
-    restoreCommand: `sh ${files.script} %f %p`,
+    // The spool gone (and its script with it) aborts recovery too, rather than ending it.
+    restoreCommand: `test -f ${files.script} || exit ${ABORT_RECOVERY}; sh ${files.script} %f %p`,
     failure: () => failure,
     stop: async () => {
       stopped.abort();
@@ -102,8 +106,11 @@ export async function startWalSpool(
 }
 
 /**
- * restore_command as a script: arguments %f and %p. A planned segment's pending file goes
- * only after the segment was renamed in, so "not pending and not in" means "not planned".
+ * restore_command as a script: arguments %f and %p. Exit 1 means "not in the archive" to
+ * PostgreSQL, which then ends recovery there: it is answered only for a file that was not
+ * planned. A planned segment's pending file goes only after the segment was renamed in, so
+ * "not pending and not in" means "not planned". Anything else that goes wrong (a fetch, the
+ * copy, the spool gone) aborts recovery instead.
  */
 function restoreScript(dir: string): string {
   const files = spoolFiles(dir);
@@ -112,11 +119,14 @@ function restoreScript(dir: string): string {
     '# pgcloud restore_command: a WAL file from the spool that the restore fills meanwhile.',
     `spool='${dir}'`,
     'while [ ! -f "$spool/$1" ]; do',
+    `  [ -d '${files.pendingDir}' ] || exit ${ABORT_RECOVERY}`,
     `  [ -f '${files.failedMark}' ] && exit ${ABORT_RECOVERY}`,
     `  [ -f '${files.pendingDir}/'"$1" ] || [ -f "$spool/$1" ] || exit 1`,
     `  sleep ${WAIT_SECONDS}`,
     'done',
-    `cp "$spool/$1" "$2" && echo "$1" >> '${files.replayLog}'`,
+    `cp "$spool/$1" "$2" || exit ${ABORT_RECOVERY}`,
+    `echo "$1" >> '${files.replayLog}' || true`,
+    'exit 0',
     '',
   ].join('\n');
 }
