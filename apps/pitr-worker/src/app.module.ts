@@ -29,6 +29,7 @@ import { RetentionSweep } from './retention/retention-sweep.js';
 import { SweepLock } from './retention/sweep-lock.js';
 import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
 import { RestorePoints1764600000000 } from './migrations/1764600000000-restore-points.js';
+import { SegmentPieces1764900000000 } from './migrations/1764900000000-segment-pieces.js';
 import { RestorePointEntity } from './restores/restore-point.entity.js';
 import { RestorePoints } from './restores/restore-points.service.js';
 import { RestoreTargets } from './restores/restore-targets.js';
@@ -50,6 +51,7 @@ export class AppModule {
             CreatePitr1763900000000,
             EventTables1764200000000,
             RestorePoints1764600000000,
+            SegmentPieces1764900000000,
           ],
         }),
       ],

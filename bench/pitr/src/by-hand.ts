@@ -45,11 +45,20 @@ export interface HandRestore {
   rows: number;
 }
 
-/** One WAL object to fetch, under the name restore_command asks for. */
+/** One WAL segment to fetch, under the name restore_command asks for: its objects in order. */
 interface WalObject {
-  key: string;
+  keys: string[];
   name: string;
   partial: boolean;
+}
+
+/** A listed object of the archive: a whole segment, or a piece of one from `start` to `end`. */
+interface Listed {
+  key: string;
+  name: string;
+  timeline: number;
+  start: number;
+  end: number;
 }
 
 /**
@@ -116,7 +125,11 @@ async function fetchWal(source: HandSource, walDir: string): Promise<number> {
   const worker = async () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
       const path = join(walDir, next.name);
-      await pipeline(await source.bucket.getStream(next.key), createWriteStream(path));
+      const { keys } = next;
+      async function* objects(): AsyncGenerator<Buffer> {
+        for (const key of keys) yield* await source.bucket.getStream(key);
+      }
+      await pipeline(objects, createWriteStream(path));
       // pg_receivewal keeps the segment it writes at full size; the upload holds its data.
       if (next.partial) await truncate(path, WAL_SEGMENT_BYTES);
     }
@@ -126,23 +139,41 @@ async function fetchWal(source: HandSource, walDir: string): Promise<number> {
 }
 
 /**
- * The segments of the newest timeline from the base backup's start on, and the one still
- * being written (`.partial`) unless its completed copy is there too.
+ * The segments of the newest timeline from the base backup's start on: each one whole
+ * object, or the pieces it was uploaded in as it grew (the last one may still be growing).
  */
-function walObjects(objects: readonly { key: string }[], source: HandSource): WalObject[] {
-  const found = objects.flatMap(({ key }) => {
-    const match = /\/([0-9A-F]{24})(\.partial)?$/.exec(key);
+function walObjects(
+  objects: readonly { key: string; size: number }[],
+  source: HandSource,
+): WalObject[] {
+  const found = objects.flatMap(({ key, size }): Listed[] => {
+    const match = /\/([0-9A-F]{24})(?:\.([0-9a-f]{8})-([0-9a-f]{8})|(\.partial))?$/.exec(key);
     const segment = match?.[1] ? parseSegmentName(match[1]) : undefined;
     if (!match?.[1] || !segment || segment.segno < source.firstSegment) return [];
-    return [{ key, name: match[1], partial: match[2] !== undefined, timeline: segment.timeline }];
+    const [start, end] = match[2]
+      ? [parseInt(match[2], 16), parseInt(match[3] ?? '', 16)]
+      : [0, match[4] ? size : WAL_SEGMENT_BYTES];
+    return [{ key, name: match[1], timeline: segment.timeline, start, end }];
   });
   if (found.length === 0) throw new Error(`no WAL segment under ${source.walPrefix}`);
   const timeline = Math.max(...found.map((o) => o.timeline));
-  const current = found.filter((o) => o.timeline === timeline);
-  const complete = new Set(current.filter((o) => !o.partial).map((o) => o.name));
-  return current
-    .filter((o) => !o.partial || !complete.has(o.name))
-    .map(({ key, name, partial }) => ({ key, name, partial }));
+  const names = [...new Set(found.filter((o) => o.timeline === timeline).map((o) => o.name))];
+  return names.sort().map((name) => {
+    const objects = found.filter((o) => o.name === name);
+    // From the start, the longest object that begins where the one before ends.
+    const chain: Listed[] = [];
+    let reach = 0;
+    while (reach < WAL_SEGMENT_BYTES) {
+      const next = objects
+        .filter((o) => o.start === reach)
+        .sort((a, b) => b.end - a.end)
+        .at(0);
+      if (!next) break;
+      chain.push(next);
+      reach = next.end;
+    }
+    return { name, keys: chain.map((o) => o.key), partial: reach < WAL_SEGMENT_BYTES };
+  });
 }
 
 /** recovery.signal and the recovery settings, in the files PostgreSQL's OS user owns. */

@@ -40,7 +40,7 @@ function lagLines(
     `  WAL archived (bytes_received): ${(archived / MB / seconds).toFixed(2)} MB/s over ${seconds.toFixed(0)} s` +
       `  (the server wrote ${(written.bytes / MB / written.seconds).toFixed(2)} MB/s over the run)`,
     `  uploaded to S3: ${(written.uploaded / MB / written.seconds).toFixed(2)} MB/s, ` +
-      `${(written.uploaded / written.bytes).toFixed(2)} times the WAL written (each upload of a growing .partial counts)`,
+      `${(written.uploaded / written.bytes).toFixed(2)} times the WAL written (every PUT counts, whole segments and pieces)`,
   ];
 }
 

@@ -32,10 +32,13 @@ export interface RestoreArchive {
   sha256: string;
 }
 
-/** A WAL segment a point-in-time restore replays: its file name and a link to it. */
+/**
+ * A WAL segment a point-in-time restore replays: its file name and links to its bytes, in
+ * order (one object, or the pieces the archive uploaded it in as it grew).
+ */
 export interface RestoreSegment {
   name: string;
-  url: string;
+  urls: string[];
   /** The segment still being written when it was archived: shorter than 16 MiB. */
   partial: boolean;
   /** The bytes the archive vouches for: the download must hold at least these. */

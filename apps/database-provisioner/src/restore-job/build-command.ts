@@ -107,7 +107,7 @@ async function stopCheckingServer(paths: JobPaths, binDir: string, osUser: OsUse
 function secretsOf(input: RestoreInput): string[] {
   return [
     input.archive.url,
-    ...(input.recovery?.segments.map((segment) => segment.url) ?? []),
+    ...(input.recovery?.segments.flatMap((segment) => segment.urls) ?? []),
     input.password,
     input.replicationPassword,
   ];

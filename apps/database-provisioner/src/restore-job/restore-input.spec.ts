@@ -15,7 +15,12 @@ describe('restore.json', () => {
   it('reads a restore to the end of the backup, and one to a time, a position or a restore point', () => {
     assert.deepEqual(restoreInput(VALID), VALID);
     const segments = [
-      { name: '000000010000000000000003', url: 'https://s3/w', partial: true, sizeBytes: 8 },
+      {
+        name: '000000010000000000000003',
+        urls: ['https://s3/w.1', 'https://s3/w.2'],
+        partial: true,
+        sizeBytes: 8,
+      },
     ];
     for (const target of [
       { time: '2026-11-24T07:00:00.000000Z' },
@@ -43,11 +48,21 @@ describe('restore.json', () => {
         {
           ...VALID,
           recovery: {
-            segments: [{ name: 'x', url: 'secret-sig' }],
+            segments: [{ name: 'x', urls: ['secret-sig'] }],
             target: { time: '2026-01-01T00:00:00Z' },
           },
         },
         /recovery.segments\[0\].sizeBytes/,
+      ],
+      [
+        {
+          ...VALID,
+          recovery: {
+            segments: [{ name: 'x', urls: [], partial: false, sizeBytes: 1 }],
+            target: { time: '2026-01-01T00:00:00Z' },
+          },
+        },
+        /recovery.segments\[0\].urls/,
       ],
     ];
     for (const [value, message] of cases) {

@@ -57,9 +57,11 @@ export function restoreInput(value: unknown): RestoreInput {
       throw new Error(`${where}.sizeBytes is not a byte count`);
     if (typeof segment['partial'] !== 'boolean')
       throw new Error(`${where}.partial is not true or false`);
+    const urls = segment['urls'];
+    if (!Array.isArray(urls) || urls.length === 0) throw new Error(`${where}.urls is not a list`);
     return {
       name: text(segment['name'], `${where}.name`),
-      url: text(segment['url'], `${where}.url`),
+      urls: urls.map((url, j) => text(url, `${where}.urls[${j}]`)),
       partial: segment['partial'],
       sizeBytes,
     };

@@ -62,7 +62,7 @@ export function recoveryOf(plan: RestorePlan): { recovery?: RestoreRecovery } {
   if (!plan.wal_segments || !target) return {};
   const segments = plan.wal_segments.map((w) => ({
     name: w.name,
-    url: w.url,
+    urls: w.urls,
     partial: w.partial,
     sizeBytes: w.size_bytes,
   }));

@@ -166,7 +166,7 @@ export class World {
       answer(PITR_PATTERNS.restorePlan, (p) =>
         this.plan(`pitr plan ${p.database_id} ${p.target_time}`, {
           wal_segments: [
-            { name: '000000010000000000000002', url: 'u', partial: true, size_bytes: 9 },
+            { name: '000000010000000000000002', urls: ['u'], partial: true, size_bytes: 9 },
           ],
           target_time: p.target_time,
         }),

@@ -7,6 +7,7 @@ import type {
   WalReceiverStatus,
 } from '@pgcloud/contracts';
 import type { ApiClient } from '@pgcloud/testing';
+import { WAL_SEGMENT_BYTES } from '@pgcloud/postgres';
 import { eventuallyDefined } from '@pgcloud/testing';
 import { expectData } from './assertions.js';
 
@@ -62,6 +63,27 @@ export function gapsIn(names: string[]): string[] {
   for (let i = 1; i < numbers.length; i++)
     if (numbers[i] !== (numbers[i - 1] ?? 0n) + 1n) gaps.push(`${names[i - 1]} -> ${names[i]}`);
   return gaps;
+}
+
+/**
+ * Whether a completed segment is in S3, given the names of the objects under its timeline:
+ * whole under its name, or as pieces (`<name>.<start>-<end>`, hex offsets) one after the
+ * other from its start to its end.
+ */
+export function segmentStored(name: string, objects: ReadonlySet<string>): boolean {
+  if (objects.has(name)) return true;
+  const pieces = [...objects].flatMap((object) => {
+    const piece = /^([0-9A-F]{24})\.([0-9a-f]{8})-([0-9a-f]{8})$/.exec(object);
+    return piece?.[1] === name
+      ? [{ start: parseInt(piece[2] ?? '', 16), end: parseInt(piece[3] ?? '', 16) }]
+      : [];
+  });
+  let at = 0;
+  for (;;) {
+    const ends = pieces.filter((p) => p.start === at && p.end > at).map((p) => p.end);
+    if (ends.length === 0) return at === WAL_SEGMENT_BYTES;
+    at = Math.max(...ends);
+  }
 }
 
 /** The pid of the pg_receivewal streaming a database's WAL, and of the worker that runs it. */

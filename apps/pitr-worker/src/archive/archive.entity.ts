@@ -95,7 +95,7 @@ export class ArchiveEntity {
   @Column({ name: 'bytes_received', type: 'bigint', transformer: bytesColumn })
   bytesReceived: number;
 
-  /** Everything before this WAL position is in S3 (the `.partial` object included). */
+  /** Everything before this WAL position is in S3 (the pieces of the segment being written too). */
   @Column({ name: 'archived_lsn', type: 'bigint', nullable: true, transformer: lsnColumn })
   archivedLsn: bigint | null;
 

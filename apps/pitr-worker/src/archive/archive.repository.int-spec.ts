@@ -4,6 +4,7 @@ import { ensureMetadataSchema } from '@pgcloud/postgres';
 import { Isolation } from '@pgcloud/testing';
 import { DataSource } from 'typeorm';
 import { CreatePitr1763900000000 } from '../migrations/1763900000000-create-pitr.js';
+import { SegmentPieces1764900000000 } from '../migrations/1764900000000-segment-pieces.js';
 import { ArchiveEntity } from './archive.entity.js';
 import type { ArchiveEnabling } from './archive.repository.js';
 import { ArchiveRepository } from './archive.repository.js';
@@ -20,7 +21,7 @@ describe('archive and segment records on the real PostgreSQL', { timeout: 60_000
     url,
     schema: 'pitr',
     entities: [ArchiveEntity, SegmentEntity],
-    migrations: [CreatePitr1763900000000],
+    migrations: [CreatePitr1763900000000, SegmentPieces1764900000000],
   });
   const archives = new ArchiveRepository(dataSource);
   const segments = new SegmentRepository(dataSource);
@@ -119,16 +120,20 @@ describe('archive and segment records on the real PostgreSQL', { timeout: 60_000
   });
 
   it('finds the segments retention no longer needs, and pages the current ones', async () => {
-    const add = (timeline: number, segno: bigint) =>
+    const name = (timeline: number, segno: bigint) =>
+      `${String(timeline).padStart(8, '0')}000000000000000${segno.toString(16).toUpperCase()}`;
+    const add = (timeline: number, segno: bigint, pieceEnds?: number[]) =>
       segments.record({
         databaseId: 'db_seg',
-        name: `${String(timeline).padStart(8, '0')}000000000000000${segno.toString(16).toUpperCase()}`,
+        name: name(timeline, segno),
         timeline,
         segno,
         objectKey: `wal/${timeline}/${segno}`,
         sizeBytes: 10,
+        ...(pieceEnds ? { pieceEnds } : {}),
       });
-    for (const segno of [3n, 4n, 5n, 6n]) await add(2, segno);
+    for (const segno of [3n, 4n, 5n]) await add(2, segno);
+    await add(2, 6n, [4, 10]); // stored as the pieces it was uploaded in
     await add(1, 9n);
     await add(2, 3n); // recorded again by a retry: still one row
 
@@ -161,6 +166,12 @@ describe('archive and segment records on the real PostgreSQL', { timeout: 60_000
       next.segments.map((s) => s.segno),
       [6n],
     );
+
+    const named = await segments.named('db_seg', [name(2, 6n), name(2, 5n), name(2, 7n)]);
+    assert.deepEqual(named.map((s) => [s.segno, s.pieceEnds]).sort(), [
+      [5n, null],
+      [6n, [4, 10]],
+    ]);
 
     await segments.deleteEach(old);
     assert.deepEqual(

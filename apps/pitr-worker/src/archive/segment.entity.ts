@@ -20,6 +20,13 @@ export class SegmentEntity {
   @Column({ name: 'object_key', type: 'text' })
   objectKey: string;
 
+  /**
+   * Stored as the pieces it was uploaded in while it was written: where each ends, in
+   * order (wal-keys.ts names them). Null: one object at objectKey.
+   */
+  @Column({ name: 'piece_ends', type: 'integer', array: true, nullable: true })
+  pieceEnds: number[] | null;
+
   @Column({ name: 'size_bytes', type: 'bigint', transformer: bytesColumn })
   sizeBytes: number;
 

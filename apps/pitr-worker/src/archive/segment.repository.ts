@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { SegmentEntity } from './segment.entity.js';
 
@@ -12,6 +12,8 @@ export interface ArchivedSegment {
   segno: bigint;
   objectKey: string;
   sizeBytes: number;
+  /** Stored as pieces: where each ends (their keys are objectKey's, see wal-keys.ts). */
+  pieceEnds?: number[];
 }
 
 /** The archive's segments from its first one on its timeline, for the WAL listing. */
@@ -37,8 +39,9 @@ export class SegmentRepository {
   /** Records an uploaded segment; one recorded before (a retry, another replica) stays. */
   async record(segment: ArchivedSegment): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO pitr.segments (database_id, name, timeline, segno, object_key, size_bytes)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+      `INSERT INTO pitr.segments
+         (database_id, name, timeline, segno, object_key, size_bytes, piece_ends)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
       [
         segment.databaseId,
         segment.name,
@@ -46,6 +49,7 @@ export class SegmentRepository {
         segment.segno.toString(),
         segment.objectKey,
         segment.sizeBytes,
+        segment.pieceEnds ?? null,
       ],
     );
   }
@@ -109,6 +113,14 @@ export class SegmentRepository {
       count: Number(totals?.count ?? 0),
       sizeBytes: Number(totals?.size ?? 0),
     };
+  }
+
+  /** The records of these segments, by name. */
+  named(databaseId: string, names: readonly string[]): Promise<SegmentEntity[]> {
+    if (names.length === 0) return Promise.resolve([]);
+    return this.dataSource.manager.find(SegmentEntity, {
+      where: { databaseId, name: In([...names]) },
+    });
   }
 
   async deleteEach(segments: readonly Pick<SegmentEntity, 'databaseId' | 'name'>[]): Promise<void> {

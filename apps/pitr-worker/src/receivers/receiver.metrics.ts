@@ -111,10 +111,10 @@ export const walArchivedBytes = new Counter({
   help: "WAL bytes this replica's receivers put in S3 and recorded.",
 });
 
-/** Bytes put in S3, `.partial` uploads again and again included: what archiving costs S3. */
+/** Bytes put in S3, a segment put whole after its pieces included: what archiving costs S3. */
 export const walUploadedBytes = new Counter({
   name: 'pgcloud_wal_uploaded_bytes_total',
-  help: "Bytes this replica's receivers uploaded to S3 (each upload of a growing .partial counts).",
+  help: "Bytes this replica's receivers uploaded to S3 (pieces and whole segments).",
 });
 
 /** Runs that failed (pg_receivewal died, the server could not be reached...). */

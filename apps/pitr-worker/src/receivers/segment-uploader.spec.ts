@@ -7,10 +7,10 @@ import { segmentName, segmentStart } from '@pgcloud/postgres';
 import type { ObjectStore } from '@pgcloud/storage';
 import type { ReceiverLeases } from '../archive/receiver-leases.js';
 import type { ArchivedSegment, SegmentRepository } from '../archive/segment.repository.js';
-import { partialKey, segmentKey } from '../archive/wal-keys.js';
+import { pieceKey, segmentKey } from '../archive/wal-keys.js';
 import { LeaseFence } from './lease-fence.js';
 import type { ArchivedPosition } from './segment-uploader.js';
-import { SegmentUploader } from './segment-uploader.js';
+import { MAX_PIECES, SegmentUploader } from './segment-uploader.js';
 
 const PROJECT = 'prj_1';
 const DATABASE = 'db_1';
@@ -30,6 +30,12 @@ class World {
         this.puts.push({ key, body: body.toString() });
         return Promise.resolve();
       },
+      list: (prefix: string) =>
+        Promise.resolve(
+          this.puts
+            .filter((put) => put.key.startsWith(prefix))
+            .map((put) => ({ key: put.key, size: put.body.length })),
+        ),
     } as unknown as ObjectStore;
     const segments = {
       record: (segment: ArchivedSegment) => {
@@ -94,28 +100,117 @@ describe('SegmentUploader', () => {
     assert.deepEqual(await readdir(directory), [seg(9n, 2)]);
   });
 
-  it('puts the segment being written as far as pg_receivewal synced it, while the lease holds', async () => {
+  it('puts the segment being written in pieces, each byte once, and records it as them', async () => {
     const partial = `${seg(5n)}.partial`;
-    await writeFile(join(directory, partial), 'synced-part|unsynced');
+    const key = segmentKey(PROJECT, DATABASE, 1, seg(5n));
+    const wal = 'first|second|last';
+    await writeFile(join(directory, partial), `${wal}|unsynced`);
     const position: ArchivedPosition = {
       timeline: 1,
       archived: segmentStart(5n),
       lastWalFile: seg(4n),
     };
-    const flushed = segmentStart(5n) + BigInt('synced-part'.length);
+    const uploader = world.uploader(directory);
 
-    await world.uploader(directory).upload(position, flushed);
+    await uploader.upload(position, segmentStart(5n) + 6n);
+    assert.equal(position.archived, segmentStart(5n) + 6n);
+    assert.equal(position.lastWalFile, partial);
+    await uploader.upload(position, segmentStart(5n) + 13n);
+    assert.deepEqual(world.recorded, [], 'a segment being written is not a completed one');
+    await rm(join(directory, partial));
+    await writeFile(join(directory, seg(5n)), wal);
+    await uploader.upload(position, null);
 
     assert.deepEqual(world.puts, [
-      { key: partialKey(PROJECT, DATABASE, 1, seg(5n)), body: 'synced-part' },
+      { key: pieceKey(key, 0, 6), body: 'first|' },
+      { key: pieceKey(key, 6, 13), body: 'second|' },
+      { key: pieceKey(key, 13, wal.length), body: 'last' },
     ]);
-    assert.deepEqual(world.recorded, [], 'a .partial is not a completed segment');
-    assert.equal(position.archived, flushed);
-    assert.equal(position.lastWalFile, partial);
-    assert.deepEqual(await readdir(directory), [partial], 'the segment being written stays');
+    assert.deepEqual(world.recorded, [
+      {
+        databaseId: DATABASE,
+        name: seg(5n),
+        timeline: 1,
+        segno: 5n,
+        objectKey: key,
+        sizeBytes: wal.length,
+        pieceEnds: [6, 13, wal.length],
+      },
+    ]);
+    assert.equal(position.archived, segmentStart(6n));
+    assert.deepEqual(await readdir(directory), []);
   });
 
-  it('puts no .partial once the lease is about to run out or the receiver was restarted', async () => {
+  it('goes on with the pieces in S3 after a restart, and begins at 0 where there are none', async () => {
+    const partial = `${seg(5n)}.partial`;
+    const key = segmentKey(PROJECT, DATABASE, 1, seg(5n));
+    await writeFile(join(directory, partial), 'first|second|');
+    world.puts.push({ key: pieceKey(key, 0, 6), body: 'first|' });
+    const restarted = { timeline: 1, archived: segmentStart(5n) + 6n, lastWalFile: partial };
+    await world.uploader(directory).upload(restarted, segmentStart(5n) + 13n);
+    assert.deepEqual(world.puts.at(-1), { key: pieceKey(key, 6, 13), body: 'second|' });
+
+    // An archive that begins inside a segment: pg_receivewal writes it from the start.
+    world.puts = [];
+    const begun = { timeline: 1, archived: segmentStart(5n) + 6n, lastWalFile: null };
+    await world.uploader(directory).upload(begun, segmentStart(5n) + 13n);
+    assert.deepEqual(world.puts, [{ key: pieceKey(key, 0, 13), body: 'first|second|' }]);
+  });
+
+  it('records a segment whose last piece went up before a restart, without putting it again', async () => {
+    const key = segmentKey(PROJECT, DATABASE, 1, seg(5n));
+    world.puts.push({ key: pieceKey(key, 0, 6), body: 'first|' });
+    world.puts.push({ key: pieceKey(key, 6, 11), body: 'last!' });
+    await writeFile(join(directory, seg(5n)), 'first|last!');
+    const position = { timeline: 1, archived: segmentStart(5n) + 6n, lastWalFile: null };
+
+    await world.uploader(directory).upload(position, null);
+
+    assert.equal(world.puts.length, 2, 'nothing put again');
+    assert.deepEqual(world.recorded[0]?.pieceEnds, [6, 11]);
+    assert.equal(position.archived, segmentStart(6n));
+  });
+
+  it('starts the pieces of a slowly written segment over from its start at the limit', async () => {
+    const key = segmentKey(PROJECT, DATABASE, 1, seg(5n));
+    const partial = `${seg(5n)}.partial`;
+    await writeFile(join(directory, partial), 'x'.repeat(MAX_PIECES + 1));
+    const position = { timeline: 1, archived: segmentStart(5n), lastWalFile: null };
+    const uploader = world.uploader(directory);
+
+    for (let synced = 1n; synced <= BigInt(MAX_PIECES); synced++)
+      await uploader.upload(position, segmentStart(5n) + synced);
+
+    assert.deepEqual(world.puts.at(-2)?.key, pieceKey(key, MAX_PIECES - 2, MAX_PIECES - 1));
+    assert.deepEqual(world.puts.at(-1), {
+      key: pieceKey(key, 0, MAX_PIECES),
+      body: 'x'.repeat(MAX_PIECES),
+    });
+    await rm(join(directory, partial));
+    await writeFile(join(directory, seg(5n)), 'x'.repeat(MAX_PIECES + 1));
+    await uploader.upload(position, null);
+    assert.deepEqual(world.recorded[0]?.pieceEnds, [MAX_PIECES, MAX_PIECES + 1]);
+  });
+
+  it('puts a segment of too many pieces whole', async () => {
+    const key = segmentKey(PROJECT, DATABASE, 1, seg(5n));
+    const wal = 'x'.repeat(MAX_PIECES + 1);
+    for (let i = 0; i < MAX_PIECES; i++)
+      world.puts.push({ key: pieceKey(key, i, i + 1), body: 'x' });
+    await writeFile(join(directory, seg(5n)), wal);
+    const position = {
+      timeline: 1,
+      archived: segmentStart(5n) + BigInt(MAX_PIECES),
+      lastWalFile: null,
+    };
+
+    await world.uploader(directory).upload(position, null);
+
+    assert.deepEqual(world.puts.at(-1), { key, body: wal });
+    assert.equal(world.recorded[0]?.pieceEnds, undefined, 'recorded as one object');
+  });
+
+  it('puts no piece once the lease is about to run out or the receiver was restarted', async () => {
     await writeFile(join(directory, `${seg(5n)}.partial`), 'synced-part');
     const flushed = segmentStart(5n) + 6n;
     for (const lease of [
@@ -130,7 +225,7 @@ describe('SegmentUploader', () => {
     }
   });
 
-  it('puts no .partial that would not move the archive on', async () => {
+  it('puts no piece that would not move the archive on', async () => {
     await writeFile(join(directory, `${seg(5n)}.partial`), 'synced-part');
     const position = { timeline: 1, archived: segmentStart(5n) + 6n, lastWalFile: seg(5n) };
 

@@ -1,7 +1,8 @@
 import { parseSegmentName, segmentOf, segmentStart } from '@pgcloud/postgres';
 import { open, readFile, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { partialKey, segmentKey } from '../archive/wal-keys.js';
+import type { Piece } from '../archive/wal-keys.js';
+import { chainOf, pieceKey, pieceOf, segmentKey } from '../archive/wal-keys.js';
 import type { LeaseFence } from './lease-fence.js';
 import type { ReceiverDeps } from './receiver-deps.js';
 import { walUploadedBytes } from './receiver.metrics.js';
@@ -25,13 +26,23 @@ export interface UploadTarget {
 }
 
 /**
- * Puts what pg_receivewal wrote into the spool in S3: completed segments go up whole and
- * are recorded, then the segment being written goes up under its `.partial` key as far as
- * pg_receivewal has synced it (`flushed`). The fence is looked at again before that: a
- * `.partial` is the one key a late writer could shorten (completed segments are the same
- * bytes whoever uploads them).
+ * The most pieces a segment is stored in: a restore fetches each on its own. The segment
+ * being written starts its pieces over at the limit; one that is past it when it completes
+ * (its pieces found in S3 after a restart) goes up whole instead.
+ */
+export const MAX_PIECES = 32;
+
+/**
+ * Puts what pg_receivewal wrote into the spool in S3, each byte once: the segment being
+ * written goes up in pieces, each what pg_receivewal has synced (`flushed`) since the piece
+ * before; once complete, its last piece goes up and it is recorded as its pieces. A
+ * segment not begun as pieces in this run's chain from its start (received whole, as after
+ * a pause) goes up as one object. The fence is looked at before each piece.
  */
 export class SegmentUploader {
+  /** The pieces in S3 of the segment being written, from its start: where each ends. */
+  private chain: { segno: bigint; ends: number[] } | undefined;
+
   constructor(
     private readonly target: UploadTarget,
     private readonly fence: LeaseFence,
@@ -42,21 +53,27 @@ export class SegmentUploader {
     const files = (await readdir(this.target.directory)).sort();
     await this.uploadCompleted(files, position);
     const partial = files.find((f) => f.endsWith(PARTIAL));
-    if (partial && flushed !== null) await this.uploadPartial(partial, position, flushed);
+    if (partial && flushed !== null) await this.uploadPiece(partial, position, flushed);
   }
 
   /** Each completed segment of the timeline past what is archived goes up; all leave the spool. */
   private async uploadCompleted(files: string[], position: ArchivedPosition): Promise<void> {
-    const { projectId, databaseId, directory } = this.target;
+    const { databaseId, directory } = this.target;
     for (const name of files) {
       const segment = parseSegmentName(name);
       if (!segment || segment.timeline !== position.timeline) continue;
       const end = segmentStart(segment.segno + 1n);
       if (end > position.archived) {
-        const key = segmentKey(projectId, databaseId, segment.timeline, name);
+        const key = this.keyOf(segment.timeline, name);
         const body = await readFile(join(directory, name));
-        await this.deps.store.put(key, body);
-        walUploadedBytes.inc(body.length);
+        const begun = await this.piecesOf(segment.segno, key, position);
+        const last = begun.at(-1) ?? 0;
+        const asPieces = last > 0 && begun.length < MAX_PIECES;
+        // A chain that reaches the end already: its last piece went up, its record did not.
+        const ends = last < body.length ? [...begun, body.length] : begun;
+        if (!asPieces) await this.put(key, body);
+        else if (last < body.length)
+          await this.put(pieceKey(key, last, body.length), body.subarray(last));
         await this.deps.segments.record({
           databaseId,
           name,
@@ -64,7 +81,9 @@ export class SegmentUploader {
           segno: segment.segno,
           objectKey: key,
           sizeBytes: body.length,
+          ...(asPieces ? { pieceEnds: ends } : {}),
         });
+        this.chain = undefined;
         position.archived = end;
         position.lastWalFile = name;
       }
@@ -72,7 +91,8 @@ export class SegmentUploader {
     }
   }
 
-  private async uploadPartial(
+  /** What pg_receivewal synced of the segment being written since its last piece. */
+  private async uploadPiece(
     partial: string,
     position: ArchivedPosition,
     flushed: bigint,
@@ -81,21 +101,67 @@ export class SegmentUploader {
     const segment = parseSegmentName(name);
     if (!segment || segment.timeline !== position.timeline) return;
     const start = segmentStart(segment.segno);
-    if (segmentOf(flushed) !== segment.segno || flushed <= position.archived || flushed <= start)
-      return;
-    const body = await readPrefix(join(this.target.directory, partial), Number(flushed - start));
-    if (!body) return; // completed meanwhile: the next round uploads it whole
-    if (await this.fence.check()) return;
-    const { projectId, databaseId } = this.target;
-    await this.deps.store.put(partialKey(projectId, databaseId, segment.timeline, name), body);
-    walUploadedBytes.inc(body.length);
+    // Only on from where the archive is: the segments before this one are all in S3.
+    if (position.archived < start || segmentOf(flushed) !== segment.segno) return;
+    if (flushed <= position.archived || flushed <= start) return;
+    const key = this.keyOf(segment.timeline, name);
+    const ends = await this.piecesOf(segment.segno, key, position);
+    // Slow WAL would leave a segment in many small pieces, each a fetch for a restore: at
+    // the limit, what is synced goes up again as one piece from the start.
+    const again = ends.length >= MAX_PIECES - 1;
+    const from = again ? 0 : (ends.at(-1) ?? 0);
+    const to = Number(flushed - start);
+    if (to > from) {
+      const body = await readRange(join(this.target.directory, partial), from, to - from);
+      if (!body || body.length < to - from) return; // completed meanwhile: the next round has it
+      if (await this.fence.check()) return;
+      await this.put(pieceKey(key, from, to), body);
+      if (again) ends.length = 0;
+      ends.push(to);
+    }
     position.archived = flushed;
     position.lastWalFile = partial;
   }
+
+  /**
+   * The chain of pieces of this segment in S3 (a restart, or the archive's first segment,
+   * asks S3 which reach the archived position from the start). With none, pieces begin
+   * at the segment's start again: the same bytes.
+   */
+  private async piecesOf(
+    segno: bigint,
+    key: string,
+    position: ArchivedPosition,
+  ): Promise<number[]> {
+    if (this.chain?.segno === segno) return this.chain.ends;
+    const archived = position.archived - segmentStart(segno);
+    let ends: number[] = [];
+    if (archived > 0n && segmentOf(position.archived) === segno) {
+      const pieces = (await this.deps.store.list(`${key}.`))
+        .map(pieceOf)
+        .filter((p): p is Piece => p !== undefined && p.key === pieceKey(key, p.start, p.end));
+      ends = chainOf(pieces, Number(archived))?.map((p) => p.end) ?? [];
+    }
+    this.chain = { segno, ends };
+    return ends;
+  }
+
+  private keyOf(timeline: number, name: string): string {
+    return segmentKey(this.target.projectId, this.target.databaseId, timeline, name);
+  }
+
+  private async put(key: string, body: Buffer): Promise<void> {
+    await this.deps.store.put(key, body);
+    walUploadedBytes.inc(body.length);
+  }
 }
 
-/** The first `length` bytes of a file (what pg_receivewal has synced of a `.partial`). */
-async function readPrefix(path: string, length: number): Promise<Buffer | undefined> {
+/** `length` bytes of a file from `offset` (what pg_receivewal has synced of a `.partial`). */
+async function readRange(
+  path: string,
+  offset: number,
+  length: number,
+): Promise<Buffer | undefined> {
   const handle = await open(path, 'r').catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw err;
@@ -103,7 +169,7 @@ async function readPrefix(path: string, length: number): Promise<Buffer | undefi
   if (!handle) return undefined;
   try {
     const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, 0);
+    const { bytesRead } = await handle.read(buffer, 0, length, offset);
     return buffer.subarray(0, bytesRead);
   } finally {
     await handle.close();

@@ -308,7 +308,7 @@ describe('WalReceiver', { timeout: 10_000 }, () => {
 
     await runReceiver(world, (attempt) => attempt === 2);
 
-    assert.equal(world.puts.length, 2, 'the completed segment, then the .partial');
+    assert.equal(world.puts.length, 2, 'the completed segment, then a piece of the next');
     assert.deepEqual(
       world.flushes.map((f) => [f.archivedLsn, f.bytesReceived, f.windowTo?.getTime()]),
       [
@@ -324,6 +324,7 @@ describe('WalReceiver', { timeout: 10_000 }, () => {
   });
 
   it("reaches a sample's time in its own interval once pg_receivewal has flushed up to it", async () => {
+    await writeFile(join(directory, segmentName(1, 3n)), 'completed segment');
     await writeFile(join(directory, `${segmentName(1, 4n)}.partial`), 'x'.repeat(64));
     // Sampled while the last 64 bytes were still on their way; flushed a moment after.
     world.samples = [

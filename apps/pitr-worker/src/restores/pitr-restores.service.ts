@@ -17,11 +17,10 @@ import { ObjectStore } from '@pgcloud/storage';
 import type { EntityManager } from 'typeorm';
 import { ArchiveRepository } from '../archive/archive.repository.js';
 import { SegmentRepository } from '../archive/segment.repository.js';
-import { partialKey } from '../archive/wal-keys.js';
+import { WAL_LINK_SECONDS, chainOf, pieceKeys, pieceOf, segmentKey } from '../archive/wal-keys.js';
 import { RestoreTargets, noBaseBefore, notEnabled } from './restore-targets.js';
 
 // Links in a plan are used at once by the attempt that asked for it; a retry asks anew.
-const LINK_SECONDS = 3600;
 // How long an accepted restore holds its base backup and WAL against retention.
 const HOLD_MS = 6 * 3600_000;
 
@@ -118,16 +117,19 @@ export class PitrRestores {
         throw new Error(
           `the archive of ${archive.databaseId} misses ${segmentName(archive.timeline, next)}`,
         );
+      const keys = segment.pieceEnds
+        ? pieceKeys(segment.objectKey, segment.pieceEnds)
+        : [segment.objectKey];
       wal.push({
         name: segment.name,
-        url: await this.link(segment.objectKey),
+        urls: await Promise.all(keys.map((key) => this.link(key))),
         partial: false,
         size_bytes: segment.sizeBytes,
       });
       next++;
     }
     // Everything up to the archived position, which the window was computed on, must be
-    // there: completed segments up to its segment, and that one's `.partial`.
+    // there: completed segments up to its segment, and the pieces of that one so far.
     const archived = archive.archivedLsn ?? archive.startLsn;
     if (segmentOf(archived) > next)
       throw new Error(
@@ -135,10 +137,14 @@ export class PitrRestores {
       );
     if (segmentOf(archived) === next && archived > segmentStart(next)) {
       const name = segmentName(archive.timeline, next);
-      const key = partialKey(archive.projectId, archive.databaseId, archive.timeline, name);
-      // What the window counts on: a `.partial` cut short would pass for the end of the WAL.
+      const key = segmentKey(archive.projectId, archive.databaseId, archive.timeline, name);
+      // What the window counts on: WAL cut short would pass for the end of the WAL.
       const size = Number(archived - segmentStart(next));
-      wal.push({ name, url: await this.link(key), partial: true, size_bytes: size });
+      const pieces = (await this.store.list(`${key}.`)).map(pieceOf).filter((p) => !!p);
+      const chain = chainOf(pieces, size);
+      if (!chain) throw new Error(`the archive of ${archive.databaseId} misses pieces of ${name}`);
+      const urls = await Promise.all(chain.map((piece) => this.link(piece.key)));
+      wal.push({ name, urls, partial: true, size_bytes: size });
     }
     return { ...backup, wal_segments: wal, ...target };
   }
@@ -159,7 +165,7 @@ export class PitrRestores {
   }
 
   private link(key: string): Promise<string> {
-    return this.store.presignedGet(key, { expiresInSeconds: LINK_SECONDS });
+    return this.store.presignedGet(key, { expiresInSeconds: WAL_LINK_SECONDS });
   }
 }
 

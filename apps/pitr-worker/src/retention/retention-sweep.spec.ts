@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { Logger } from '@nestjs/common';
 import type { ArchiveBackup } from '@pgcloud/contracts';
-import { formatLsn, segmentName, segmentStart } from '@pgcloud/postgres';
+import { WAL_SEGMENT_BYTES, formatLsn, segmentName, segmentStart } from '@pgcloud/postgres';
 import type { ObjectStore } from '@pgcloud/storage';
 import type { EntityManager } from 'typeorm';
 import { ArchiveEntity } from '../archive/archive.entity.js';
@@ -12,7 +12,7 @@ import type { ArchiveRepository } from '../archive/archive.repository.js';
 import type { PitrService } from '../archive/pitr.service.js';
 import { SegmentEntity } from '../archive/segment.entity.js';
 import type { SegmentRepository } from '../archive/segment.repository.js';
-import { partialKey, segmentKey, walPrefix } from '../archive/wal-keys.js';
+import { pieceKey, pieceKeys, segmentKey, walPrefix } from '../archive/wal-keys.js';
 import type { PitrWorkerConfig } from '../config.js';
 import { RetentionSweep } from './retention-sweep.js';
 import type { SweepLock } from './sweep-lock.js';
@@ -61,19 +61,30 @@ class World {
   archives = new Map<string, ArchiveEntity>();
   segments: SegmentEntity[] = [];
   objects = new Set<string>();
+  /** Objects put a moment ago (the rest were put long before). */
+  fresh = new Set<string>();
   backups = new Map<string, ArchiveBackup[]>();
   events: string[] = [];
   lockFree = true;
   droppedSlots: string[] = [];
   afterListing: () => void = () => undefined;
 
-  addSegment(databaseId: string, timeline: number, segno: bigint): void {
+  /** A recorded segment and its objects: one, or the pieces ending at `pieceEnds`. */
+  addSegment(databaseId: string, timeline: number, segno: bigint, pieceEnds?: number[]): void {
     const name = segmentName(timeline, segno);
     const objectKey = segmentKey(PROJECT, databaseId, timeline, name);
     this.segments.push(
-      Object.assign(new SegmentEntity(), { databaseId, name, timeline, segno, objectKey }),
+      Object.assign(new SegmentEntity(), {
+        databaseId,
+        name,
+        timeline,
+        segno,
+        objectKey,
+        pieceEnds: pieceEnds ?? null,
+      }),
     );
-    this.objects.add(objectKey);
+    for (const key of pieceEnds ? pieceKeys(objectKey, pieceEnds) : [objectKey])
+      this.objects.add(key);
   }
 
   segmentNames(databaseId: string): string[] {
@@ -116,6 +127,8 @@ class World {
             .sort((a, b) => a.name.localeCompare(b.name))
             .slice(0, limit),
         ),
+      named: (id: string, names: string[]) =>
+        Promise.resolve(this.segments.filter((s) => s.databaseId === id && names.includes(s.name))),
       deleteEach: (gone: SegmentEntity[]) => {
         this.events.push(`delete ${gone.length} segment record(s)`);
         this.segments = this.segments.filter((s) => !gone.includes(s));
@@ -130,7 +143,13 @@ class World {
     const store = {
       list: (prefix: string) =>
         Promise.resolve(
-          [...this.objects].filter((k) => k.startsWith(prefix)).map((key) => ({ key })),
+          [...this.objects]
+            .filter((k) => k.startsWith(prefix))
+            .map((key) => ({
+              key,
+              size: 1,
+              lastModified: this.fresh.has(key) ? new Date() : ago(1),
+            })),
         ),
       deleteKeys: (keys: string[]) => {
         this.events.push(`delete ${keys.length} object(s)`);
@@ -228,21 +247,41 @@ describe('RetentionSweep', () => {
     assert.ok(world.events.includes(`keep db_held from ${fiveDaysOld?.completed_at}`));
   });
 
-  it('deletes the .partial of segments completed since, never the one being written', async () => {
+  it('deletes the pieces no segment is stored as, never those of the one being written', async () => {
     const world = new World();
     enabledArchive(world, 'db_1');
-    const partials = [
-      partialKey(PROJECT, 'db_1', 2, segmentName(2, 12n)),
-      partialKey(PROJECT, 'db_1', 2, segmentName(2, 13n)),
-      partialKey(PROJECT, 'db_1', 1, segmentName(1, 21n)),
+    const key = (timeline: number, segno: bigint) =>
+      segmentKey(PROJECT, 'db_1', timeline, segmentName(timeline, segno));
+    // Segments 11 and 4 (past retention) stored as pieces instead.
+    world.segments = world.segments.filter((s) => s.segno !== 11n && s.segno !== 4n);
+    world.objects.delete(key(2, 11n));
+    world.objects.delete(key(2, 4n));
+    world.addSegment('db_1', 2, 11n, [100, 300, WAL_SEGMENT_BYTES]);
+    world.addSegment('db_1', 2, 4n, [100, WAL_SEGMENT_BYTES]);
+    const stray = [
+      pieceKey(key(2, 12n), 0, 100), // segment 12 is stored whole
+      `${key(2, 12n)}.partial`, // as an earlier version uploaded it
+      pieceKey(key(2, 11n), 100, 200), // not in segment 11's chain
+      pieceKey(key(1, 21n), 0, 100), // another timeline
     ];
-    for (const key of partials) world.objects.add(key);
+    const writing = [pieceKey(key(2, 13n), 0, 100), `${key(2, 13n)}.partial`];
+    // Stray too, but a restore planned a moment ago may fetch it.
+    const linked = pieceKey(key(2, 12n), 0, 200);
+    // Past retention: it goes with its segment, however fresh.
+    const old = pieceKey(key(2, 4n), 0, 50);
+    for (const object of [linked, old]) world.fresh.add(object);
+    for (const object of [...stray, ...writing, linked, old]) world.objects.add(object);
 
     await world.sweep().sweep();
 
-    assert.ok(!world.objects.has(partials[0] ?? ''), 'segment 12 completed since');
-    assert.ok(world.objects.has(partials[1] ?? ''), 'segment 13 is being written');
-    assert.ok(!world.objects.has(partials[2] ?? ''), 'another timeline');
+    for (const object of stray) assert.ok(!world.objects.has(object), object);
+    for (const object of [...writing, linked]) assert.ok(world.objects.has(object), object);
+    for (const object of pieceKeys(key(2, 11n), [100, 300, WAL_SEGMENT_BYTES]))
+      assert.ok(world.objects.has(object), `segment 11 is stored as ${object}`);
+    assert.ok(
+      ![...world.objects].some((object) => object.startsWith(key(2, 4n))),
+      'a segment past retention goes with its pieces',
+    );
   });
 
   it('sweeps nothing while another replica holds the lock, or before the archive begins', async () => {
@@ -274,7 +313,7 @@ describe('RetentionSweep', () => {
     const world = new World();
     const disabled = (id: string, more: Partial<ArchiveEntity>) => {
       enabledArchive(world, id, { enabled: false, ...more });
-      world.objects.add(partialKey(PROJECT, id, 2, segmentName(2, 13n)));
+      world.objects.add(pieceKey(segmentKey(PROJECT, id, 2, segmentName(2, 13n)), 0, 100));
     };
     disabled('db_recent', { disabledAt: ago(1) });
     disabled('db_stopping', {

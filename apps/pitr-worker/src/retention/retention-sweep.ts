@@ -6,18 +6,25 @@ import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/comm
 import type { RequestContext } from '@pgcloud/contracts';
 import { parseSegmentName, segmentOf } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
+import type { StoredObject } from '@pgcloud/storage';
 import type { ArchiveEntity } from '../archive/archive.entity.js';
 import { heldFrom } from '../archive/archive.entity.js';
 import { ArchiveRepository } from '../archive/archive.repository.js';
 import { PitrService } from '../archive/pitr.service.js';
 import { baseBackupsOf, windowBase } from '../archive/recovery-window.js';
 import { SegmentRepository } from '../archive/segment.repository.js';
-import { walPrefix } from '../archive/wal-keys.js';
+import type { SegmentEntity } from '../archive/segment.entity.js';
+import type { Piece } from '../archive/wal-keys.js';
+import { WAL_LINK_SECONDS, pieceKeys, pieceOf, walPrefix } from '../archive/wal-keys.js';
 import { PitrWorkerConfig } from '../config.js';
 import { SweepLock } from './sweep-lock.js';
 
 const DELETE_BATCH = 500;
-const PARTIAL = '.partial';
+
+/** A recorded segment's objects: the whole segment, or its pieces. */
+function objectsOf(segment: SegmentEntity): string[] {
+  return segment.pieceEnds ? pieceKeys(segment.objectKey, segment.pieceEnds) : [segment.objectKey];
+}
 
 /**
  * Retention (shared DESIGN.md section 5): WAL older than the base backup the window starts
@@ -97,29 +104,47 @@ export class RetentionSweep implements OnApplicationBootstrap, OnApplicationShut
       keepFrom,
       DELETE_BATCH,
     );
-    const partials = await this.completedPartials(archive);
-    if (old.length === 0 && partials.length === 0) return;
-    await this.store.deleteKeys([...old.map((s) => s.objectKey), ...partials]);
+    const listed = await this.store.list(walPrefix(archive.projectId, archive.databaseId));
+    // Past retention, every piece of an old segment goes with it, whatever its age.
+    const oldNames = new Set(old.map((s) => s.name));
+    const oldPieces = listed.flatMap((o) => {
+      const piece = pieceOf(o);
+      return piece && oldNames.has(piece.name) ? [piece.key] : [];
+    });
+    const stray = await this.strayPieces(archive, listed);
+    const keys = [...new Set([...old.flatMap(objectsOf), ...oldPieces, ...stray])];
+    if (keys.length === 0) return;
+    await this.store.deleteKeys(keys);
     if (old.length > 0) await this.segments.deleteEach(old);
     this.logger.log(`${old.length} WAL segment(s) of ${archive.databaseId} past retention deleted`);
   }
 
   /**
-   * `.partial` objects of segments that have completed since, or of earlier timelines.
-   * The archive's position is read after the listing: the receiver may have moved on to
-   * a new segment (and its `.partial`) since the round began.
+   * Pieces no segment needs, once the links to them have expired: those of segments
+   * completed since and stored otherwise (as one object, or a chain without them), and
+   * those of earlier timelines. The archive's
+   * position is read after the listing: the receiver may have moved on to a new segment
+   * (and its pieces) since the round began; a completed segment is recorded before the
+   * position passes it.
    */
-  private async completedPartials(archive: ArchiveEntity): Promise<string[]> {
-    const keys = (await this.store.list(walPrefix(archive.projectId, archive.databaseId)))
-      .map((o) => o.key)
-      .filter((key) => key.endsWith(PARTIAL));
+  private async strayPieces(
+    archive: ArchiveEntity,
+    objects: readonly StoredObject[],
+  ): Promise<string[]> {
+    // A piece just made stray may be what a restore planned before is about to fetch.
+    const linkedSince = Date.now() - WAL_LINK_SECONDS * 1000;
+    const listed = objects.filter((o) => (o.lastModified?.getTime() ?? 0) < linkedSince);
     const now = await this.archives.findEnabled(archive.databaseId);
     if (!now?.archivedLsn || now.timeline === null) return [];
     const writing = segmentOf(now.archivedLsn);
-    return keys.filter((key) => {
-      const segment = parseSegmentName(key.slice(key.lastIndexOf('/') + 1, -PARTIAL.length));
-      return segment && (segment.timeline !== now.timeline || segment.segno < writing);
+    const done = listed.map(pieceOf).filter((piece): piece is Piece => {
+      const segment = piece && parseSegmentName(piece.name);
+      return !!segment && (segment.timeline !== now.timeline || segment.segno < writing);
     });
+    const names = [...new Set(done.map((piece) => piece.name))];
+    const records = await this.segments.named(archive.databaseId, names);
+    const kept = new Set(records.flatMap(objectsOf));
+    return done.map((piece) => piece.key).filter((key) => !kept.has(key));
   }
 
   /** Now - retention; earlier while a pending restore holds an older base backup. */

@@ -66,8 +66,12 @@ export interface RestorePlan {
   base_backup_url: string;
   base_backup_sha256: string;
   base_backup_size_bytes: number;
-  /** PITR: the segments to replay, from the base backup's start, oldest first. */
-  wal_segments?: { name: string; url: string; partial: boolean; size_bytes: number }[];
+  /**
+   * PITR: the segments to replay, from the base backup's start, oldest first. A segment is
+   * the concatenation of its links' objects, in order: one object, or the pieces it was
+   * uploaded in as it grew.
+   */
+  wal_segments?: { name: string; urls: string[]; partial: boolean; size_bytes: number }[];
   /** PITR: replay stops after the last commit at or before it (`...ffffffZ`). */
   target_time?: string;
   /** PITR: replay stops after the record at this WAL position. */

@@ -60,16 +60,21 @@ export class RestoreSources {
     };
   }
 
-  /** The segments a receiver archived, behind links, as a point-in-time restore gets them. */
+  /**
+   * The segments a receiver archived, behind links, as a point-in-time restore gets them:
+   * each in two pieces, as the archive stores a segment it uploaded while it grew.
+   */
   async segments(receiver: WalReceiver): Promise<RestoreSegment[]> {
     const names = (await readdir(receiver.dir)).filter((f) => /^[0-9A-F]{24}(\.partial)?$/.test(f));
     const segments: RestoreSegment[] = [];
     for (const file of names.sort()) {
       const body = await readFile(join(receiver.dir, file));
       const partial = file.endsWith('.partial');
+      const name = file.replace('.partial', '');
+      const half = Math.floor(body.length / 2);
       segments.push({
-        name: file.replace('.partial', ''),
-        url: this.put(body, file.replace('.partial', '')),
+        name,
+        urls: [this.put(body.subarray(0, half), name), this.put(body.subarray(half), name)],
         partial,
         sizeBytes: partial ? (await stat(join(receiver.dir, file))).size : body.length,
       });

@@ -35,11 +35,12 @@ describe('WAL spool', () => {
     dir = await mkdtemp(join(tmpdir(), 'pgcloud-spool-'));
     gates.clear();
     failing.clear();
+    // Each segment in two pieces: /<name>/1 answers `wal of `, /<name>/2 the name.
     server = createServer((request, response) => {
-      const name = (request.url ?? '').slice(1);
+      const [name = '', piece] = (request.url ?? '').slice(1).split('/');
       void (gates.get(name) ?? Promise.resolve()).then(() => {
         if (failing.has(name)) return void response.writeHead(500).end();
-        response.writeHead(200).end(Buffer.from(`wal of ${name}`));
+        response.writeHead(200).end(Buffer.from(piece === '1' ? 'wal of ' : name));
       });
     });
     server.listen(0, '127.0.0.1');
@@ -58,7 +59,7 @@ describe('WAL spool', () => {
   const segments = (): RestoreSegment[] =>
     NAMES.map((name) => ({
       name,
-      url: `${baseUrl}/${name}`,
+      urls: [`${baseUrl}/${name}/1`, `${baseUrl}/${name}/2`],
       partial: true,
       sizeBytes: `wal of ${name}`.length,
     }));
@@ -136,7 +137,7 @@ describe('WAL spool', () => {
   });
 
   it('refuses a segment name that is not one', async () => {
-    const bad: RestoreSegment[] = [{ url: baseUrl, partial: false, sizeBytes: 0, name: '../x' }];
+    const bad: RestoreSegment[] = [{ urls: [baseUrl], partial: false, sizeBytes: 0, name: '../x' }];
     await assert.rejects(startWalSpool(bad, join(dir, 'spool'), OS_USER), /not a WAL segment/);
   });
 });

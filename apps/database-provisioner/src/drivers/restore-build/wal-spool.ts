@@ -74,8 +74,8 @@ export async function startWalSpool(
   const fetchSignal = signal ? AbortSignal.any([signal, stopped.signal]) : stopped.signal;
   const markFailed = () => writeFile(files.failedMark, '').catch(() => undefined);
   let failure: Error | undefined;
-  // The segment still being written first: its `.partial` object is the one the archive
-  // replaces (and removes once the segment is complete); the rest in replay's order.
+  // The segment still being written first: its pieces are the objects the archive removes
+  // once the segment is complete and stored otherwise; the rest in replay's order.
   const queue = [...segments.filter((s) => s.partial), ...segments.filter((s) => !s.partial)];
   const worker = async () => {
     for (let next = queue.shift(); next && !stopped.signal.aborted; next = queue.shift()) {
@@ -137,14 +137,20 @@ async function fetchSegment(
   osUser: OsUser,
   signal: AbortSignal,
 ): Promise<void> {
-  const response = await fetch(segment.url, { signal });
-  if (!response.ok || !response.body) {
-    await response.body?.cancel();
-    throw new Error(`WAL segment ${segment.name}: HTTP ${response.status}`);
-  }
   const path = join(dir, segment.name);
   const fetching = `${path}.part`;
-  await pipeline(Readable.fromWeb(response.body), createWriteStream(fetching, { mode: 0o600 }));
+  // A segment uploaded in pieces is their bytes one after the other.
+  async function* pieces(): AsyncGenerator<Uint8Array> {
+    for (const [i, url] of segment.urls.entries()) {
+      const response = await fetch(url, { signal });
+      if (!response.ok || !response.body) {
+        await response.body?.cancel();
+        throw new Error(`WAL segment ${segment.name} (object ${i + 1}): HTTP ${response.status}`);
+      }
+      yield* Readable.fromWeb(response.body);
+    }
+  }
+  await pipeline(pieces, createWriteStream(fetching, { mode: 0o600 }));
   const file = await open(fetching, 'r+');
   try {
     const { size } = await file.stat();
