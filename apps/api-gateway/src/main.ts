@@ -32,6 +32,8 @@ app.use(
   ),
 );
 app.disable('x-powered-by');
+// Answers are no-store and nobody asks for them conditionally: no ETag (a hash of each body).
+app.set('etag', false);
 app.use(['/openapi.json', '/docs'], ipRateLimitMiddleware(app.get(RateLimiter)));
 serveOpenApi(app, buildOpenApiDocument(app));
 app.enableShutdownHooks();

@@ -11,6 +11,7 @@ import { ApiClient, Stack, runBench, signIn, testApi } from '@pgcloud/testing';
 import { startBaseline } from './baseline.js';
 import type { HopReading } from './breakdown.js';
 import { formatHops, hopsBetween, readHops } from './breakdown.js';
+import { formatCpu, readCpu } from './cpu.js';
 import { startFloor } from './floor.js';
 import type { Scenario } from './load.js';
 import { runLoad } from './load.js';
@@ -31,6 +32,8 @@ const STACK_ENV = {
 };
 const PROJECT_COUNT = 5;
 const CONCURRENCIES = [1, 50];
+/** Where the cores are full, so CPU per request is what sets requests/s. */
+const CPU_PROFILED_CONCURRENCY = 50;
 /** Discarded run before each measurement, so JIT and connection pools are warm. */
 const WARMUP_SECONDS = 1;
 const BASELINE = 'baseline';
@@ -77,9 +80,17 @@ async function verifySameData(gateway: Client, others: Client[]): Promise<void> 
     assert.deepEqual(await unwrap(listProjects({ client: other })), ours, 'other data answered');
 }
 
-async function measure(routes: Route[], seconds: number): Promise<[Measurement[], string[]]> {
+/** What measure found: the figures, then lines of the gateway's breakdowns and of CPU use. */
+interface Findings {
+  measurements: Measurement[];
+  breakdowns: string[];
+  cpu: string[];
+}
+
+async function measure(routes: Route[], seconds: number): Promise<Findings> {
   const measurements: Measurement[] = [];
   const breakdowns: string[] = [];
+  const cpu: string[] = [];
   for (const route of routes) {
     for (const connections of CONCURRENCIES) {
       for (const target of route.targets) {
@@ -89,17 +100,21 @@ async function measure(routes: Route[], seconds: number): Promise<[Measurement[]
         const load = { url: target.url, headers: target.headers, scenario: route.scenario };
         await runLoad({ ...load, connections, seconds: WARMUP_SECONDS });
         const before = await target.readHops?.();
+        const cpuBefore = readCpu();
         const figures = await runLoad({ ...load, connections, seconds });
+        const cpuAfter = readCpu();
         const after = await target.readHops?.();
         measurements.push({ route: route.name, target: target.name, connections, figures });
-        if (before && after) {
-          const label = `${route.name}, ${target.name} at ${connections} connection(s)`;
-          breakdowns.push(...formatHops(label, hopsBetween(before, after)));
+        const label = `${route.name}, ${target.name} at ${connections} connection(s)`;
+        if (before && after) breakdowns.push(...formatHops(label, hopsBetween(before, after)));
+        if (connections === CPU_PROFILED_CONCURRENCY && cpuBefore && cpuAfter) {
+          const loadMs = figures.loadCpuMs ?? 0;
+          cpu.push(...formatCpu(label, cpuBefore, cpuAfter, loadMs, figures.responses));
         }
       }
     }
   }
-  return [measurements, breakdowns];
+  return { measurements, breakdowns, cpu };
 }
 
 async function bench(seconds: number, cleanups: (() => Promise<void>)[]): Promise<string> {
@@ -131,7 +146,7 @@ async function bench(seconds: number, cleanups: (() => Promise<void>)[]): Promis
     headers: bearer,
     readHops: () => readHops(stack.managementUrl(name), route, services),
   });
-  const [measurements, breakdowns] = await measure(
+  const { measurements, breakdowns, cpu } = await measure(
     [
       {
         name: 'GET /projects',
@@ -161,7 +176,7 @@ async function bench(seconds: number, cleanups: (() => Promise<void>)[]): Promis
     ],
     seconds,
   );
-  return [formatReport(measurements, BASELINE), '', ...breakdowns].join('\n');
+  return [formatReport(measurements, BASELINE), '', ...breakdowns, '', ...cpu].join('\n');
 }
 
 await runBench(async (cleanups) => {

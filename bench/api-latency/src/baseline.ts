@@ -31,11 +31,11 @@ export const LIST_SQL = `
    WHERE owner_id = $1
    ORDER BY created_at, id`;
 
-/** auth-service's `auth.verify-token`: the live token by its hash, then its user. */
+/** auth-service's `auth.verify-token`: the live token by its hash, with its user. */
 const TOKEN_SQL = `
-  SELECT user_id, expires_at FROM auth.access_tokens
-   WHERE token_hash = $1 AND revoked_at IS NULL`;
-const USER_SQL = `SELECT id, tier FROM auth.users WHERE id = $1`;
+  SELECT t.id AS token_id, t.expires_at, u.id, u.identity_id, u.login, u.email, u.tier
+    FROM auth.access_tokens t JOIN auth.users u ON u.id = t.user_id
+   WHERE t.token_hash = $1 AND t.revoked_at IS NULL`;
 
 export interface ProjectRow {
   id: string;
@@ -76,14 +76,10 @@ class BaselineProjectsController {
   ): Promise<Envelope<{ projects: Project[] }>> {
     const token = /^Bearer +(\S+)$/i.exec(authorization)?.[1] ?? '';
     const hash = createHash('sha256').update(token).digest('hex');
-    const { rows } = await this.pool.query<{ user_id: string; expires_at: Date }>(TOKEN_SQL, [
-      hash,
-    ]);
-    const [record] = rows;
-    if (!record || record.expires_at.getTime() <= Date.now()) throw new HttpException('', 401);
-    const { rows: users } = await this.pool.query<{ id: string }>(USER_SQL, [record.user_id]);
-    if (!users[0]) throw new HttpException('', 401);
-    return { success: true, data: { projects: await this.projectsOf(users[0].id) } };
+    const { rows } = await this.pool.query<{ id: string; expires_at: Date }>(TOKEN_SQL, [hash]);
+    const [user] = rows;
+    if (!user || user.expires_at.getTime() <= Date.now()) throw new HttpException('', 401);
+    return { success: true, data: { projects: await this.projectsOf(user.id) } };
   }
 
   /** projects.create: the owner's lock, the quota count, the row and its outbox event. */

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
+import { threadCpuMs } from './cpu.js';
 import type { LoadFigures, LoadReply, LoadRequest } from './load.js';
 
 interface Run {
@@ -10,6 +11,8 @@ interface Run {
   /** Answers by status code. */
   statuses: Map<number, number>;
   result: Pick<autocannon.Result, 'duration' | 'errors' | 'timeouts'>;
+  /** CPU milliseconds this thread used for the run. */
+  cpuMs?: number;
 }
 
 /**
@@ -47,6 +50,7 @@ function createThenDelete(path: string): autocannon.Request[] {
 function load(request: LoadRequest): Promise<Run> {
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
+  const cpuBefore = threadCpuMs();
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -59,8 +63,11 @@ function load(request: LoadRequest): Promise<Run> {
           : {}),
       },
       (err: Error | null, result: autocannon.Result) => {
+        const cpuAfter = threadCpuMs();
+        const cpuMs =
+          cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
         if (err) reject(err);
-        else resolve({ latencies, statuses, result });
+        else resolve({ latencies, statuses, result, ...(cpuMs === undefined ? {} : { cpuMs }) });
       },
     );
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
@@ -77,7 +84,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Figures of a run; a run with errors or non-2xx answers measured something else, and fails. */
-function figuresOf({ latencies, statuses, result }: Run): LoadFigures {
+function figuresOf({ latencies, statuses, result, cpuMs }: Run): LoadFigures {
   const failures = [...statuses].filter(([status]) => status < 200 || status >= 300);
   if (result.errors > 0 || failures.length > 0 || latencies.length === 0) {
     const byStatus = [...statuses].map(([status, count]) => `${status}: ${count}`).join(', ');
@@ -92,6 +99,7 @@ function figuresOf({ latencies, statuses, result }: Run): LoadFigures {
     p99: percentile(sorted, 99),
     requestsPerSecond: latencies.length / result.duration,
     responses: latencies.length,
+    ...(cpuMs === undefined ? {} : { loadCpuMs: cpuMs }),
   };
 }
 

@@ -21,6 +21,8 @@ export interface LoadFigures {
   p99: number;
   requestsPerSecond: number;
   responses: number;
+  /** CPU milliseconds the load generator's own thread used, where /proc tells. */
+  loadCpuMs?: number;
 }
 
 /** The message the load worker posts back. */

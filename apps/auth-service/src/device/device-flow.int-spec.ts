@@ -90,8 +90,20 @@ describe('auth-service over RabbitMQ and PostgreSQL', () => {
     const user = await client.call(AUTH_PATTERNS.verifyToken, ctx, {
       token: answer.access_token,
     });
-    assert.equal(user.login, 'expiring');
-    assert.equal(user.tier, 'free');
+    const [stored] = await isolation.sql<{ id: string; identity_id: string; email: string }>(
+      `SELECT u.id, u.identity_id, u.email FROM auth.users u
+         JOIN auth.access_tokens t ON t.user_id = u.id WHERE u.login = 'expiring'`,
+    );
+    assert.ok(stored);
+    assert.deepEqual(user, {
+      id: stored.id,
+      identity_id: Number(stored.identity_id),
+      login: 'expiring',
+      email: stored.email,
+      tier: 'free',
+      token_id: user.token_id,
+    });
+    assert.match(user.token_id, /^tok_/);
 
     await isolation.sql(
       `UPDATE auth.access_tokens SET expires_at = now() - interval '1 second' WHERE id = $1`,

@@ -50,8 +50,11 @@ describe('project-service over RabbitMQ and PostgreSQL', () => {
       [created.id],
     );
     assert.deepEqual(rows, [{ owner_id: alice.userId, name: 'stored' }]);
+    const later = await client.call(PROJECT_PATTERNS.create, alice, { name: 'stored-later' });
     const mine = await client.call(PROJECT_PATTERNS.list, alice, {});
-    assert.ok(mine.projects.some((p) => p.id === created.id));
+    // The list answers each project as create did, oldest first.
+    const ours = mine.projects.filter((p) => p.id === created.id || p.id === later.id);
+    assert.deepEqual(ours, [created, later]);
     const bob = { ...alice, userId: 'user_bbbbbbbbbbbbbbbbbbbb' };
     assert.deepEqual(await client.call(PROJECT_PATTERNS.list, bob, {}), { projects: [] });
   });

@@ -88,12 +88,25 @@ export class ProjectsService {
     return toProject(saved);
   }
 
+  /**
+   * The caller's projects, oldest first. The most frequent request of all (every CLI
+   * command that names a project by name starts with it), so its statement is written out:
+   * TypeORM's `find` spent more CPU building the query and the entities than the query took.
+   */
   async list(ctx: RequestContext): Promise<{ projects: Project[] }> {
-    const rows = await this.projects.find({
-      where: { ownerId: requireUser(ctx) },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
-    return { projects: rows.map(toProject) };
+    const rows: ProjectRow[] = await this.projects.query(
+      `SELECT id, name, default_region, created_at FROM projects.projects
+        WHERE owner_id = $1 ORDER BY created_at, id`,
+      [requireUser(ctx)],
+    );
+    return {
+      projects: rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        default_region: row.default_region,
+        created_at: row.created_at.toISOString(),
+      })),
+    };
   }
 
   async get(ctx: RequestContext, id: string): Promise<ProjectDetail> {
@@ -137,6 +150,14 @@ export class ProjectsService {
     if (!project) throw new DomainError('PROJECT_NOT_FOUND', `Project ${id} was not found.`);
     return project;
   }
+}
+
+/** A row of projects.projects as `list` selects it. */
+interface ProjectRow {
+  id: string;
+  name: string;
+  default_region: string;
+  created_at: Date;
 }
 
 function toProject(entity: ProjectEntity): Project {
