@@ -1,7 +1,6 @@
 import type { DynamicModule, MiddlewareConsumer, NestModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { PassportModule } from '@nestjs/passport';
 import {
   BODY_LIMIT,
   createValidationPipe,
@@ -17,7 +16,7 @@ import { BackupsController } from './backups/backups.controller.js';
 import { PitrController } from './pitr/pitr.controller.js';
 import { RestoresController } from './restores/restores.controller.js';
 import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
-import { BearerStrategy } from './auth/bearer.strategy.js';
+import { TokenLookup } from './auth/token-lookup.js';
 import { TokenCache } from './auth/token-cache.js';
 import { GatewayConfig } from './config.js';
 import { CaCertificateController } from './databases/ca-certificate.controller.js';
@@ -55,7 +54,6 @@ export class AppModule implements NestModule {
       module: AppModule,
       // The operator's port (health, metrics) is a server of its own: no guard here reaches it.
       imports: [
-        PassportModule,
         ManagementModule.forRoot({
           service: 'api-gateway',
           MANAGEMENT_PORT: config.MANAGEMENT_PORT,
@@ -104,7 +102,7 @@ export class AppModule implements NestModule {
             }),
         },
         TokenCache,
-        BearerStrategy,
+        TokenLookup,
         // Guards run in this order: who calls, then their bucket (and 401 for the anonymous),
         // then a body that could not be read (400).
         { provide: APP_GUARD, useClass: BearerAuthGuard },

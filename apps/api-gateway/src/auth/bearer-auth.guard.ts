@@ -1,17 +1,18 @@
-import type { ExecutionContext } from '@nestjs/common';
+import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthGuard } from '@nestjs/passport';
-import type { AuthenticatedUser } from '@pgcloud/contracts';
 import type { Response } from 'express';
 import type { GatewayRequest } from '../http/request-context.js';
 import { IS_PUBLIC } from '../http/route-flags.js';
 import { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { TokenCache } from './token-cache.js';
+import { TokenLookup } from './token-lookup.js';
 
 /**
  * Finds out who calls, and nothing more: a missing or bad token leaves the request
- * anonymous, so the rate-limit guard can refuse it after counting it. A token this gateway
+ * anonymous, so the rate-limit guard can refuse it after counting it. The token is read
+ * from `Authorization: Bearer <token>` only, never from a query string or a body, where
+ * URLs and payloads carry it into logs. A token this gateway
  * does not already know to be valid (confirmed by auth-service within the hour, see
  * TokenCache) is first charged to the client IP's bucket, so a flood of made-up tokens
  * meets 429 without costing auth-service a lookup each, while a signed-in user is never
@@ -19,16 +20,15 @@ import { TokenCache } from './token-cache.js';
  * not answer is SERVICE_UNAVAILABLE, never a 401.
  */
 @Injectable()
-export class BearerAuthGuard extends AuthGuard('bearer') {
+export class BearerAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly limiter: RateLimiter,
     private readonly cache: TokenCache,
-  ) {
-    super();
-  }
+    private readonly lookup: TokenLookup,
+  ) {}
 
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
     req.user = undefined;
     const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
@@ -38,7 +38,8 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     const authorization = req.headers.authorization;
     if (isPublic || !authorization) return true;
     const token = bearerToken(authorization);
-    // Confirmed within AUTH_CACHE_SECONDS: passport would answer this same user.
+    if (!token) return true;
+    // Confirmed within AUTH_CACHE_SECONDS: auth-service would answer this same user.
     const trusted = this.cache.get(token);
     if (trusted) {
       req.user = trusted;
@@ -48,14 +49,8 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
       await this.limiter.spend(req, context.switchToHttp().getResponse<Response>(), undefined);
       req.chargedToIp = true;
     }
-    await super.canActivate(context);
+    req.user = await this.lookup.userOf(req, token);
     return true;
-  }
-
-  override handleRequest<TUser = AuthenticatedUser>(err: unknown, user: TUser | false): TUser {
-    if (err instanceof Error) throw err;
-    if (err) throw new Error('bearer authentication failed');
-    return (user || undefined) as TUser;
   }
 }
 

@@ -21,6 +21,22 @@ describe('bearer authentication', () => {
     });
   }
 
+  it('takes the token from the Authorization header only, never from the URL or the body', async () => {
+    const { token } = await signIn(await newClient(), uniqueLogin('where'));
+    const anonymous = await newClient();
+    const basic = { authorization: 'Basic YWxpY2U6c2VjcmV0' };
+    for (const headers of [basic, {}]) {
+      const inQuery = await anonymous.get(`/projects?access_token=${token}`, { headers });
+      expectError(inQuery, 401, 'AUTH_REQUIRED');
+      const inBody = await anonymous.post(
+        '/projects',
+        { name: 'token-in-body', access_token: token },
+        { headers },
+      );
+      expectError(inBody, 401, 'AUTH_REQUIRED');
+    }
+  });
+
   it('refuses a revoked token at once after logout', async () => {
     const { api } = await signIn(await newClient(), uniqueLogin('bye'));
     expectData(await api.get('/projects'), 200);

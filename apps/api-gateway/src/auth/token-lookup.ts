@@ -1,26 +1,25 @@
 import { Injectable } from '@nestjs/common';
-import { PassportStrategy } from '@nestjs/passport';
 import type { AuthenticatedUser } from '@pgcloud/contracts';
 import { AUTH_PATTERNS, DomainError } from '@pgcloud/contracts';
-import { Strategy } from 'passport-http-bearer';
 import { RpcClient } from '@pgcloud/messaging';
 import type { GatewayRequest } from '../http/request-context.js';
 import { contextOf } from '../http/request-context.js';
 import { TokenCache } from './token-cache.js';
 
-/** passport-http-bearer asking auth-service who holds the token. */
+/** Asks auth-service who holds a token the cache does not vouch for. */
 @Injectable()
-export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
+export class TokenLookup {
   constructor(
     private readonly rpc: RpcClient,
     private readonly cache: TokenCache,
-  ) {
-    super({ passReqToCallback: true });
-  }
+  ) {}
 
-  async validate(req: GatewayRequest, token: string): Promise<AuthenticatedUser | false> {
-    const cached = this.cache.get(token);
-    if (cached) return cached;
+  /**
+   * The token's user, or undefined for a token auth-service refuses (revoked elsewhere,
+   * expired, never issued). An auth-service that does not answer is an error, never a
+   * refusal.
+   */
+  async userOf(req: GatewayRequest, token: string): Promise<AuthenticatedUser | undefined> {
     try {
       const user = await this.rpc.call(AUTH_PATTERNS.verifyToken, contextOf(req), { token });
       this.cache.set(token, user);
@@ -28,7 +27,7 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
     } catch (err) {
       if (err instanceof DomainError && err.code === 'AUTH_REQUIRED') {
         this.cache.forget(token); // revoked elsewhere: its next lookups are the IP's again
-        return false;
+        return undefined;
       }
       throw err;
     }
