@@ -12,12 +12,12 @@ import { TokenLookup } from './token-lookup.js';
  * Finds out who calls, and nothing more: a missing or bad token leaves the request
  * anonymous, so the rate-limit guard can refuse it after counting it. The token is read
  * from `Authorization: Bearer <token>` only, never from a query string or a body, where
- * URLs and payloads carry it into logs. A token this gateway
- * does not already know to be valid (confirmed by auth-service within the hour, see
- * TokenCache) is first charged to the client IP's bucket, so a flood of made-up tokens
- * meets 429 without costing auth-service a lookup each, while a signed-in user is never
- * limited by its neighbours' requests (spec/decisions.md section 3). An auth-service that does
- * not answer is SERVICE_UNAVAILABLE, never a 401.
+ * URLs and payloads carry it into logs. A token this gateway does not already know to be
+ * valid (confirmed by auth-service within the hour, see TokenCache) is first charged to
+ * the client IP's bucket, so a flood of made-up tokens meets 429 without costing
+ * auth-service a lookup each, while a signed-in user is never limited by its neighbours'
+ * requests (spec/decisions.md section 3). An auth-service that does not answer is
+ * SERVICE_UNAVAILABLE, never a 401.
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {

@@ -89,9 +89,9 @@ export class ProjectsService {
   }
 
   /**
-   * The caller's projects, oldest first. The most frequent request of all (every CLI
-   * command that names a project by name starts with it), so its statement is written out:
-   * TypeORM's `find` spent more CPU building the query and the entities than the query took.
+   * The caller's projects, oldest first. Every CLI command that names its project by name
+   * asks this first, so its statement is written out: building the query and the entities,
+   * TypeORM's `find` took a tenth of this service's CPU under load (bench/README.md).
    */
   async list(ctx: RequestContext): Promise<{ projects: Project[] }> {
     const rows: ProjectRow[] = await this.projects.query(
