@@ -1,13 +1,7 @@
-import type { DynamicModule, MiddlewareConsumer, NestModule } from '@nestjs/common';
+import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import {
-  BODY_LIMIT,
-  createValidationPipe,
-  EnvelopeInterceptor,
-  HttpErrorFilter,
-} from '@pgcloud/http';
-import express from 'express';
+import { createValidationPipe, EnvelopeInterceptor, HttpErrorFilter } from '@pgcloud/http';
 import { SERVICE_CALLS } from '@pgcloud/contracts';
 import { RpcClient } from '@pgcloud/messaging';
 import { ManagementModule } from '@pgcloud/observability';
@@ -26,7 +20,7 @@ import { HealthController } from './health/health.controller.js';
 import { IdempotencyKeys } from './idempotency/idempotency-keys.js';
 import { IdempotencyStore, InMemoryIdempotencyStore } from './idempotency/idempotency.store.js';
 import { RedisIdempotencyStore } from './idempotency/redis-idempotency.store.js';
-import { UnreadableBodyGuard, parsingLater } from './http/body-parsing.js';
+import { UnreadableBodyGuard } from './http/body-parsing.js';
 import { ProjectsController, RegionsController } from './projects/projects.controller.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
@@ -48,7 +42,7 @@ const CONTROLLERS = [
 
 /** The cloud HTTP API: authenticate, rate-limit, validate, forward, wrap. */
 @Module({})
-export class AppModule implements NestModule {
+export class AppModule {
   static forRoot(config: GatewayConfig): DynamicModule {
     return {
       module: AppModule,
@@ -113,15 +107,5 @@ export class AppModule implements NestModule {
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],
     };
-  }
-
-  /** Bodies are read only on known routes, so an unknown route is 404 before any 413. */
-  configure(consumer: MiddlewareConsumer): void {
-    consumer
-      .apply(
-        parsingLater(express.json({ limit: BODY_LIMIT })),
-        parsingLater(express.urlencoded({ extended: false, limit: BODY_LIMIT })),
-      )
-      .forRoutes(...CONTROLLERS);
   }
 }

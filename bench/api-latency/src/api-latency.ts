@@ -131,11 +131,14 @@ async function bench(seconds: number, cleanups: (() => Promise<void>)[]): Promis
   const databaseUrl = stack.env['DATABASE_URL'] ?? '';
   const baseline = await startBaseline(databaseUrl, owner.user.id, region);
   cleanups.unshift(() => baseline.close());
+  const fastifyBaseline = await startBaseline(databaseUrl, owner.user.id, region, 'fastify');
+  cleanups.unshift(() => fastifyBaseline.close());
   const floor = await startFloor(databaseUrl, stack.env['RABBITMQ_URL'] ?? '', owner.user.id);
   cleanups.unshift(() => floor.close());
   const bearer = { authorization: `Bearer ${owner.token}` };
   await verifySameData(owner.client, [
     testApi(baseline.url),
+    testApi(fastifyBaseline.url),
     testApi(floor.url),
     testApi(cold.baseUrl, owner.token),
   ]);
@@ -154,6 +157,7 @@ async function bench(seconds: number, cleanups: (() => Promise<void>)[]): Promis
         targets: [
           gateway('api-gateway', stack.baseUrl, '/projects'),
           { name: 'floor', url: `${floor.url}/projects`, headers: {} },
+          { name: 'baseline on Fastify', url: `${fastifyBaseline.url}/projects`, headers: {} },
           { name: BASELINE, url: `${baseline.url}/projects`, headers: {} },
         ],
       },

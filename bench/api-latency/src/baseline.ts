@@ -17,7 +17,7 @@ import {
 } from '@nestjs/common';
 import type { Project } from '@pgcloud/contracts';
 import pg from 'pg';
-import type { BenchServer } from './http-server.js';
+import type { BenchServer, Platform } from './http-server.js';
 import { serveOnFreePort } from './http-server.js';
 
 const POOL = 'BASELINE_POOL';
@@ -186,12 +186,13 @@ class BaselineModule {
 
 /**
  * Starts the baseline on a free port of 127.0.0.1, on the given metadata database, for
- * one owner whose new projects go to `region`.
+ * one owner whose new projects go to `region`; on Express unless `platform` says.
  */
 export function startBaseline(
   databaseUrl: string,
   ownerId: string,
   region: string,
+  platform: Platform = 'express',
 ): Promise<BenchServer> {
   // Ten connections, as TypeORM's default pool in project-service, so neither side
   // gets more database concurrency than the other.
@@ -204,5 +205,6 @@ export function startBaseline(
       await delay(500);
       await pool.end();
     },
+    platform,
   );
 }

@@ -1,6 +1,7 @@
-// The floor of the gateway's shape: HTTP in one NestJS process, the broker, and the query
-// in another, with nothing else. `node floor.js <DATABASE_URL> <RABBITMQ_URL> <queue>`
-// runs the second process; startFloor runs the first and starts the second.
+// The floor of the gateway's shape: HTTP in one NestJS process (on Fastify, as the gateway),
+// the broker, and the query in another, with nothing else. `node floor.js <DATABASE_URL>
+// <RABBITMQ_URL> <queue>` runs the second process; startFloor runs the first and starts the
+// second.
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -132,6 +133,7 @@ export async function startFloor(
       await client.close();
       await stopChild();
     },
+    'fastify',
   );
 }
 

@@ -9,7 +9,7 @@ export interface Measurement {
 }
 
 const COLUMNS = ['route', 'target', 'connections', 'p50 ms', 'p99 ms', 'req/s'] as const;
-const WIDTHS = [30, 10, 12, 10, 10, 10] as const;
+const WIDTHS = [30, 22, 12, 10, 10, 10] as const;
 
 function row(cells: readonly string[]): string {
   return cells

@@ -6,6 +6,8 @@ import type { Response } from 'express';
  * Request bodies above this are refused with 413 PAYLOAD_TOO_LARGE (spec/decisions.md
  * section 1).
  */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+/** BODY_LIMIT_BYTES as Express's body parsers take it (the local daemon). */
 export const BODY_LIMIT = '64kb';
 
 /** The error envelope as it goes over the wire. */
@@ -14,13 +16,28 @@ export interface ErrorEnvelope {
   error: ErrorBody;
 }
 
+/** An error answer: the HTTP status of its code, its headers and the envelope. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: ErrorEnvelope;
+}
+
 /**
- * Answers with the error envelope and the HTTP status of its code; AUTH_REQUIRED also
- * carries `WWW-Authenticate: Bearer`. The one place that writes an error answer, for the
- * exception filter and for middleware that answers before routing.
+ * The answer to `error`: the error envelope with the HTTP status of its code; AUTH_REQUIRED
+ * also carries `WWW-Authenticate: Bearer`. The one place that shapes an error answer, for the
+ * exception filter and for what answers before routing.
  */
+export function errorAnswer(error: DomainError): ErrorAnswer {
+  return {
+    status: httpStatusFor(error.code),
+    headers: error.code === 'AUTH_REQUIRED' ? { 'WWW-Authenticate': 'Bearer' } : {},
+    body: { success: false, error: error.toBody() },
+  };
+}
+
+/** Writes errorAnswer(error) through Express (middleware that answers before routing). */
 export function sendError(res: Response, error: DomainError): void {
-  if (error.code === 'AUTH_REQUIRED') res.setHeader('WWW-Authenticate', 'Bearer');
-  const body: ErrorEnvelope = { success: false, error: error.toBody() };
-  res.status(httpStatusFor(error.code)).json(body);
+  const answer = errorAnswer(error);
+  res.set(answer.headers).status(answer.status).json(answer.body);
 }

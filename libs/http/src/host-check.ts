@@ -21,13 +21,25 @@ export function isLoopbackHost(host: string | undefined): boolean {
 }
 
 /**
- * Refuses, before anything else answers (spec/decisions.md sections 1 and 11), a request whose
- * Host is not a loopback name or one of `names` (lowercase, without ports).
+ * What refuses, before anything else answers (spec/decisions.md sections 1 and 11), a
+ * request whose Host is not a loopback name or one of `names` (lowercase, without ports):
+ * the error for such a Host, undefined for one that may pass.
  */
-export function hostCheck(names: Iterable<string>, message: string): RequestHandler {
+export function hostRefusal(
+  names: Iterable<string>,
+  message: string,
+): (host: string | undefined) => DomainError | undefined {
   const allowed = new Set([...LOOPBACK_NAMES, ...names]);
+  return (host) =>
+    allowed.has(hostName(host) ?? '') ? undefined : new DomainError('FORBIDDEN_HOST', message);
+}
+
+/** hostRefusal as Express middleware (the local daemon). */
+export function hostCheck(names: Iterable<string>, message: string): RequestHandler {
+  const refusal = hostRefusal(names, message);
   return (req: Request, res: Response, next: NextFunction) => {
-    if (allowed.has(hostName(req.headers.host) ?? '')) return next();
-    sendError(res, new DomainError('FORBIDDEN_HOST', message));
+    const error = refusal(req.headers.host);
+    if (error) sendError(res, error);
+    else next();
   };
 }

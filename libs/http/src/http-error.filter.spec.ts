@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ArgumentsHost } from '@nestjs/common';
+import type { HttpAdapterHost } from '@nestjs/core';
 import { Logger, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import { DomainError } from '@pgcloud/contracts';
 import { HttpErrorFilter } from './http-error.filter.js';
@@ -13,19 +14,24 @@ interface Answer {
 
 function answerTo(exception: unknown): Answer {
   const answer: Answer = { headers: {} };
-  const res = {
-    setHeader: (name: string, value: string) => (answer.headers[name] = value),
-    status(code: number) {
-      answer.status = code;
-      return this;
+  const res = { the: 'response' };
+  // Nest's HTTP adapter, as the filter uses it: headers, then the body with its status.
+  const httpAdapter = {
+    setHeader(target: unknown, name: string, value: string) {
+      assert.equal(target, res);
+      answer.headers[name] = value;
     },
-    json: (body: unknown) => (answer.body = body),
+    reply(target: unknown, body: unknown, status: number) {
+      assert.equal(target, res);
+      answer.status = status;
+      answer.body = body;
+    },
   };
-  const req = { method: 'GET', path: '/somewhere', requestId: 'req-1' };
+  const req = { method: 'GET', url: '/somewhere?x=1', requestId: 'req-1' };
   const host = {
     switchToHttp: () => ({ getRequest: () => req, getResponse: () => res }),
   } as unknown as ArgumentsHost;
-  new HttpErrorFilter().catch(exception, host);
+  new HttpErrorFilter({ httpAdapter } as unknown as HttpAdapterHost).catch(exception, host);
   return answer;
 }
 
@@ -51,9 +57,21 @@ describe('HttpErrorFilter', () => {
   it("turns Nest's 404 and 413 into NOT_FOUND and PAYLOAD_TOO_LARGE", () => {
     const notFound = answerTo(new NotFoundException());
     assert.equal(notFound.status, 404);
-    assert.equal((notFound.body as { error: { code: string } }).error.code, 'NOT_FOUND');
+    assert.deepEqual((notFound.body as { error: unknown }).error, {
+      code: 'NOT_FOUND',
+      message: 'There is no route GET /somewhere.',
+    });
     const tooLarge = answerTo(new PayloadTooLargeException());
     assert.equal(tooLarge.status, 413);
+  });
+
+  it("turns the HTTP server's own refusals (a statusCode on an Error) into their codes", () => {
+    const serverError = (statusCode: number) => Object.assign(new Error('refused'), { statusCode });
+    const codeOf = (answer: Answer) => (answer.body as { error: { code: string } }).error.code;
+    assert.equal(codeOf(answerTo(serverError(413))), 'PAYLOAD_TOO_LARGE');
+    assert.equal(codeOf(answerTo(serverError(400))), 'VALIDATION_ERROR');
+    assert.equal(codeOf(answerTo(serverError(415))), 'VALIDATION_ERROR');
+    assert.equal(codeOf(answerTo(serverError(404))), 'NOT_FOUND');
   });
 
   it('hides anything unexpected behind INTERNAL_ERROR', () => {

@@ -1,10 +1,11 @@
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
-import { Catch, HttpException, Logger } from '@nestjs/common';
+import { Catch, HttpException, Injectable, Logger } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { DomainError } from '@pgcloud/contracts';
-import type { Response } from 'express';
 import { withRequestId } from '@pgcloud/observability';
-import { sendError } from './error-response.js';
-import type { RequestWithId } from './request-id.middleware.js';
+import { errorAnswer } from './error-response.js';
+import type { HasRequestId } from './request-id.middleware.js';
+import { pathOf } from './request-id.middleware.js';
 
 /** The answer to a body that is not valid JSON or form data. */
 export function unreadableBody(): DomainError {
@@ -13,34 +14,56 @@ export function unreadableBody(): DomainError {
   ]);
 }
 
-/** Turns anything thrown into the error envelope with the status of its code. */
+/** The answer to a request no route takes. */
+export function noRoute(method: string, url: string | undefined): DomainError {
+  return new DomainError('NOT_FOUND', `There is no route ${method} ${pathOf(url)}.`);
+}
+
+/**
+ * The HTTP status of what the HTTP server itself refused before a route ran: Nest's
+ * HttpException, or an error of the server with a `statusCode` (Fastify's, for a URL it
+ * cannot decode or a body over its limit).
+ */
+function serverStatus(exception: unknown): number | undefined {
+  if (exception instanceof HttpException) return exception.getStatus();
+  const status = (exception as { statusCode?: unknown } | undefined)?.statusCode;
+  return exception instanceof Error && typeof status === 'number' ? status : undefined;
+}
+
+/**
+ * Turns anything thrown into the error envelope with the status of its code, written through
+ * Nest's HTTP adapter (Express in the local daemon, Fastify in the gateway).
+ */
 @Catch()
+@Injectable()
 export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpErrorFilter');
 
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
-    const req = host.switchToHttp().getRequest<RequestWithId>();
-    const res = host.switchToHttp().getResponse<Response>();
-    sendError(res, this.toDomainError(exception, req));
+    const req = host.switchToHttp().getRequest<HasRequestId & { originalUrl?: string }>();
+    const res: unknown = host.switchToHttp().getResponse();
+    const answer = errorAnswer(this.toDomainError(exception, req));
+    const adapter = this.adapterHost.httpAdapter;
+    for (const [name, value] of Object.entries(answer.headers)) adapter.setHeader(res, name, value);
+    adapter.reply(res, answer.body, answer.status);
   }
 
-  private toDomainError(exception: unknown, req: RequestWithId): DomainError {
+  private toDomainError(
+    exception: unknown,
+    req: HasRequestId & { originalUrl?: string },
+  ): DomainError {
     if (exception instanceof DomainError) return exception;
-    if (exception instanceof HttpException) {
-      // Express's body parser fails before routing reaches us; Nest hands us its HttpException.
-      switch (exception.getStatus()) {
-        case 404:
-          return new DomainError('NOT_FOUND', `There is no route ${req.method} ${req.path}.`);
-        case 413:
-          return new DomainError('PAYLOAD_TOO_LARGE', 'The request body is larger than 64 KiB.');
-        case 400:
-        case 415:
-          return unreadableBody();
-      }
-    }
+    const url = req.originalUrl ?? req.url;
+    const status = serverStatus(exception);
+    if (status === 404) return noRoute(req.method, url);
+    if (status === 413)
+      return new DomainError('PAYLOAD_TOO_LARGE', 'The request body is larger than 64 KiB.');
+    if (status === 400 || status === 415) return unreadableBody();
     const detail = exception instanceof Error ? exception.stack : String(exception);
     withRequestId(req.requestId, () =>
-      this.logger.error(`${req.method} ${req.path} failed: ${detail}`),
+      this.logger.error(`${req.method} ${pathOf(url)} failed: ${detail}`),
     );
     return new DomainError('INTERNAL_ERROR', 'An unexpected error occurred.');
   }

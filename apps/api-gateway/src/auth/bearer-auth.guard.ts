@@ -1,7 +1,7 @@
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import type { GatewayRequest } from '../http/request-context.js';
 import { IS_PUBLIC } from '../http/route-flags.js';
 import { RateLimiter } from '../rate-limit/rate-limiter.js';
@@ -46,7 +46,7 @@ export class BearerAuthGuard implements CanActivate {
       return true;
     }
     if (!this.cache.isKnownValid(token)) {
-      await this.limiter.spend(req, context.switchToHttp().getResponse<Response>(), undefined);
+      await this.limiter.spend(req, context.switchToHttp().getResponse<FastifyReply>(), undefined);
       req.chargedToIp = true;
     }
     req.user = await this.lookup.userOf(req, token);

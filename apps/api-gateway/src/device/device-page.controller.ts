@@ -5,7 +5,7 @@ import { AUTH_PATTERNS, DeviceVerifyDto, DomainError, httpStatusFor } from '@pgc
 import { RawResponse, validationDetails } from '@pgcloud/http';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { RpcClient } from '@pgcloud/messaging';
 import { GatewayConfig } from '../config.js';
 import type { GatewayRequest } from '../http/request-context.js';
@@ -15,6 +15,8 @@ import { Public } from '../http/route-flags.js';
 import { ApiErrors, ApiHtml } from '../openapi/api-envelope.decorator.js';
 import { deviceDone, deviceForm } from './device-page.html.js';
 import { FORM_TOKEN_FIELD, formRefusal, issueFormToken } from './form-token.js';
+
+const HTML = 'text/html; charset=utf-8';
 
 /** The verification page of the local identity provider (spec/decisions.md section 2). */
 @Public()
@@ -40,8 +42,8 @@ export class DevicePageController {
   })
   @ApiHtml(200, 'The form: fields `user_code`, `login`, `email`; buttons `action`.')
   @ApiErrors('RATE_LIMIT_EXCEEDED')
-  show(@Query('user_code') userCode: unknown, @Res() res: Response): void {
-    this.sendForm(res, 200, { user_code: typeof userCode === 'string' ? userCode : '' });
+  show(@Query('user_code') userCode: unknown, @Res() reply: FastifyReply): void {
+    this.sendForm(reply, 200, { user_code: typeof userCode === 'string' ? userCode : '' });
   }
 
   @Post()
@@ -72,7 +74,7 @@ export class DevicePageController {
     // Undefined when the body was of a type no parser reads (text/plain, multipart).
     @Body() body: Record<string, unknown> | undefined,
     @Req() req: GatewayRequest,
-    @Res() res: Response,
+    @Res() reply: FastifyReply,
   ): Promise<void> {
     const fields = body ?? {};
     const values = {
@@ -81,35 +83,35 @@ export class DevicePageController {
       email: text(fields['email']) || undefined,
     };
     const refusal = formRefusal(req, fields[FORM_TOKEN_FIELD], this.config.PUBLIC_BASE_URL);
-    if (refusal) return this.sendForm(res, httpStatusFor('FORBIDDEN'), values, refusal);
+    if (refusal) return this.sendForm(reply, httpStatusFor('FORBIDDEN'), values, refusal);
     const form = plainToInstance(DeviceVerifyDto, { ...values, action: text(fields['action']) });
     const problems = validationDetails(await validate(form, { whitelist: true }));
     if (problems.length > 0)
-      return this.sendForm(res, 400, values, problems.map((p) => p.message).join('. '));
+      return this.sendForm(reply, 400, values, problems.map((p) => p.message).join('. '));
     const payload: DeviceVerifyRequest = {
       ...form,
       client_ip: clientIp(req, this.config.TRUST_PROXY),
     };
     try {
       const result = await this.rpc.call(AUTH_PATTERNS.verifyDevice, contextOf(req), payload);
-      res.type('html').send(deviceDone(result.outcome, result.login));
+      reply.type(HTML).send(deviceDone(result.outcome, result.login));
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
-      this.sendForm(res, httpStatusFor(err.code), values, err.message);
+      this.sendForm(reply, httpStatusFor(err.code), values, err.message);
     }
   }
 
   /** The form, with a fresh anti-forgery token in its hidden field and its cookie. */
   private sendForm(
-    res: Response,
+    reply: FastifyReply,
     status: number,
     values: { user_code?: string; login?: string; email?: string },
     error?: string,
   ): void {
-    const token = issueFormToken(res, this.config.PUBLIC_BASE_URL);
-    res
-      .status(status)
-      .type('html')
+    const token = issueFormToken(reply, this.config.PUBLIC_BASE_URL);
+    reply
+      .code(status)
+      .type(HTML)
       .send(deviceForm(values, token, error));
   }
 }

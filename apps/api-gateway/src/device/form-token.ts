@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { parseCookie } from 'cookie';
-import type { Request, Response } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
+import { parseCookie, stringifySetCookie } from 'cookie';
+import type { FastifyReply } from 'fastify';
 
 /** The form field and the cookie that carry the verification form's anti-forgery token. */
 export const FORM_TOKEN_FIELD = 'form_token';
@@ -11,14 +12,19 @@ const FORM_TOKEN_COOKIE = 'pgcloud_device_form';
  * and returned for the form's hidden field (spec/decisions.md section 11). Another site can
  * neither read the token nor make a browser send the cookie with its own post.
  */
-export function issueFormToken(res: Response, publicBaseUrl: string): string {
+export function issueFormToken(reply: FastifyReply, publicBaseUrl: string): string {
   const token = randomBytes(32).toString('base64url');
-  res.cookie(FORM_TOKEN_COOKIE, token, {
-    httpOnly: true,
-    sameSite: 'strict',
-    secure: new URL(publicBaseUrl).protocol === 'https:',
-    path: '/device',
-  });
+  reply.header(
+    'Set-Cookie',
+    stringifySetCookie({
+      name: FORM_TOKEN_COOKIE,
+      value: token,
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: new URL(publicBaseUrl).protocol === 'https:',
+      path: '/device',
+    }),
+  );
   return token;
 }
 
@@ -28,7 +34,7 @@ export function issueFormToken(res: Response, publicBaseUrl: string): string {
  * from elsewhere (spec/decisions.md section 11).
  */
 export function formRefusal(
-  req: Request,
+  req: { headers: IncomingHttpHeaders },
   field: unknown,
   publicBaseUrl: string,
 ): string | undefined {

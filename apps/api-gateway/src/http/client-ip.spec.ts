@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Request } from 'express';
+import type { ClientRequest } from './client-ip.js';
 import { clientIp } from './client-ip.js';
 
-function request(forwardedFor?: string | string[]): Request {
+function request(forwardedFor?: string | string[]): ClientRequest {
   return {
     headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
     socket: { remoteAddress: '10.0.0.9' },
-  } as unknown as Request;
+  } as unknown as ClientRequest;
 }
 
 describe('clientIp', () => {

@@ -1,5 +1,8 @@
+import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
-import type { Request } from 'express';
+
+/** What a client's address is read from: its socket and its headers. */
+export type ClientRequest = Pick<IncomingMessage, 'headers' | 'socket'>;
 
 /**
  * The client's address (spec/decisions.md section 3): the socket's, or behind `trustedProxies`
@@ -8,7 +11,7 @@ import type { Request } from 'express';
  * With fewer entries than proxies, the leftmost one is the furthest address known; an
  * entry that is not an IP address counts as none (the nearest proxy's socket answers).
  */
-export function clientIp(req: Request, trustedProxies: number): string {
+export function clientIp(req: ClientRequest, trustedProxies: number): string {
   const socketAddress = req.socket.remoteAddress ?? 'unknown';
   if (trustedProxies === 0) return socketAddress;
   const header = req.headers['x-forwarded-for'];

@@ -1,10 +1,11 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { pathOf } from '@pgcloud/http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 
 // The HTML pages of the gateway: the verification form (an inline stylesheet, a form posted
 // to itself) and Swagger UI (its scripts and styles from /docs, inline styles, data: icons,
 // "try it out" requests to this origin).
-const HTML_PAGES = /^\/(device|docs)(\/|$)/i; // Express routes ignore case too
+const HTML_PAGES = /^\/(device|docs)(\/|$)/i; // routes ignore case too (main.ts)
 
 /**
  * The security headers of every gateway answer (spec/decisions.md section 11), through helmet:
@@ -12,7 +13,9 @@ const HTML_PAGES = /^\/(device|docs)(\/|$)/i; // Express routes ignore case too
  * nothing frame them, the JSON API one that allows nothing at all. Every answer is
  * `Cache-Control: no-store`: most carry a user's data or a secret, and the rest are cheap.
  */
-export function edgeHeaders(publicBaseUrl: string): RequestHandler {
+export function edgeHeaders(
+  publicBaseUrl: string,
+): (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void {
   const common = {
     referrerPolicy: { policy: 'no-referrer' as const },
     xFrameOptions: { action: 'deny' as const },
@@ -43,8 +46,11 @@ export function edgeHeaders(publicBaseUrl: string): RequestHandler {
       directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
     },
   });
-  return (req: Request, res: Response, next: NextFunction) => {
-    res.setHeader('Cache-Control', 'no-store');
-    (HTML_PAGES.test(req.path) ? pages : api)(req, res, next);
+  // helmet sets them on Node's own response, which Fastify's answer keeps.
+  return (request, reply, done) => {
+    reply.header('Cache-Control', 'no-store');
+    (HTML_PAGES.test(pathOf(request.url)) ? pages : api)(request.raw, reply.raw, (err) =>
+      done(err as Error | undefined),
+    );
   };
 }

@@ -1,5 +1,5 @@
 import { LATENCY_BUCKETS_SECONDS, METRICS_PREFIX } from '@pgcloud/observability';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Histogram } from 'prom-client';
 
 /** Requests no route took (404s, refusals before routing): one label for all of them. */
@@ -13,24 +13,24 @@ const httpRequestSeconds = new Histogram({
 });
 
 /** The parts of a request the route label is made of. */
-export type RoutedRequest = Pick<Request, 'baseUrl'> & { route?: { path?: unknown } };
+export type RoutedRequest = Pick<FastifyRequest, 'is404'> & { routeOptions: { url?: string } };
 
 /**
  * The route template a request was answered on (`/projects/:projectId`), never its URL,
  * whose ids would make a label value per resource.
  */
 export function routeLabel(req: RoutedRequest): string {
-  const path = req.route?.path;
-  return typeof path === 'string' ? `${req.baseUrl}${path}` : UNMATCHED_ROUTE;
+  const url = req.routeOptions.url;
+  return req.is404 || url === undefined ? UNMATCHED_ROUTE : url;
 }
 
-/** Times every request from its arrival to the end of its answer. */
-export function httpMetrics(): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const stop = httpRequestSeconds.startTimer();
-    res.once('finish', () =>
-      stop({ method: req.method, route: routeLabel(req), status: String(res.statusCode) }),
+/** Times every request from its arrival to the end of its answer, refusals included. */
+export function addHttpMetrics(fastify: FastifyInstance): void {
+  fastify.addHook('onResponse', (request, reply, done) => {
+    httpRequestSeconds.observe(
+      { method: request.method, route: routeLabel(request), status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
     );
-    next();
-  };
+    done();
+  });
 }

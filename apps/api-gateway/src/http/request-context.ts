@@ -1,10 +1,12 @@
 import type { ExecutionContext } from '@nestjs/common';
 import { createParamDecorator } from '@nestjs/common';
 import type { AuthenticatedUser, RequestContext } from '@pgcloud/contracts';
-import type { RequestWithId } from '@pgcloud/http';
+import type { FastifyRequest } from 'fastify';
 
-/** What the gateway keeps on each request. */
-export interface GatewayRequest extends RequestWithId {
+/** What the gateway keeps on each request (declared on Fastify's requests in http/edge.ts). */
+export interface GatewayRequest extends FastifyRequest {
+  /** The request's id (http/request-ids.ts), sent with every message and logged. */
+  requestId: string;
   user?: AuthenticatedUser;
   /** Set once the client IP's bucket paid for this request (before a token lookup). */
   chargedToIp?: boolean;

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { FastifyInstance } from 'fastify';
 import type { GatewayRequest } from './request-context.js';
 
 /**
@@ -7,9 +7,9 @@ import type { GatewayRequest } from './request-context.js';
  * each passes on less to the services it asks in turn (spec/decisions.md section 11, "timeouts
  * nest"), so a 503 from here means no service started the work.
  */
-export function requestDeadline(timeoutMs: number): RequestHandler {
-  return (req: Request, _res: Response, next: NextFunction) => {
-    (req as GatewayRequest).deadline = Date.now() + timeoutMs;
-    next();
-  };
+export function addRequestDeadline(fastify: FastifyInstance, timeoutMs: number): void {
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    (request as GatewayRequest).deadline = Date.now() + timeoutMs;
+    done();
+  });
 }

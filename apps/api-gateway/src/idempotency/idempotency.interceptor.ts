@@ -1,7 +1,7 @@
 import type { CallHandler, ExecutionContext, NestInterceptor } from '@nestjs/common';
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '@pgcloud/contracts';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import type { Observable } from 'rxjs';
 import { lastValueFrom, of } from 'rxjs';
 import type { GatewayRequest } from '../http/request-context.js';
@@ -22,17 +22,22 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
-    const key = idempotencyKeyOf(req);
-    if (key === undefined || !req.user || req.query['dry_run'] === 'true') return next.handle();
+    const key = idempotencyKeyOf(req.raw);
+    if (
+      key === undefined ||
+      !req.user ||
+      (req.query as Record<string, unknown>)['dry_run'] === 'true'
+    )
+      return next.handle();
     const fingerprint = requestFingerprint({
       userId: req.user.id,
       method: req.method,
       path: req.originalUrl,
-      body: req.body as unknown,
+      body: req.body,
     });
     const claimed = await this.keys.claim(req.requestId, req.user.id, key, fingerprint);
     if (claimed.kind === 'replay') {
-      context.switchToHttp().getResponse<Response>().setHeader(REPLAYED_HEADER, 'true');
+      context.switchToHttp().getResponse<FastifyReply>().header(REPLAYED_HEADER, 'true');
       const { answer } = claimed;
       if ('error' in answer)
         throw new DomainError(answer.error.code, answer.error.message, answer.error.details);

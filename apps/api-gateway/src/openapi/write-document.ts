@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../app.module.js';
 import { GatewayConfig } from '../config.js';
+import { gatewayHttpServer } from '../http/http-server.js';
 import { buildOpenApiDocument } from './openapi.js';
 
 /**
@@ -10,9 +11,14 @@ import { buildOpenApiDocument } from './openapi.js';
  * so no broker, Redis or port is needed. `npm run openapi` writes it beside the generated
  * client (libs/api-client) and the build checks that the two agree.
  */
-const app = await NestFactory.create(AppModule.forRoot(new GatewayConfig()), {
-  preview: true,
-  logger: false,
-});
+const config = new GatewayConfig();
+const app = await NestFactory.create(
+  AppModule.forRoot(config),
+  gatewayHttpServer(config.PUBLIC_BASE_URL),
+  {
+    preview: true,
+    logger: false,
+  },
+);
 process.stdout.write(`${JSON.stringify(buildOpenApiDocument(app), null, 2)}\n`);
 await app.close();

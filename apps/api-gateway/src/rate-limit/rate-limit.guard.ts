@@ -2,7 +2,7 @@ import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { DomainError } from '@pgcloud/contracts';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import type { GatewayRequest } from '../http/request-context.js';
 import { IS_PUBLIC } from '../http/route-flags.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -27,7 +27,7 @@ export class RateLimitGuard implements CanActivate {
       context.getClass(),
     ]);
     if (req.user || !req.chargedToIp)
-      await this.limiter.spend(req, context.switchToHttp().getResponse<Response>(), req.user);
+      await this.limiter.spend(req, context.switchToHttp().getResponse<FastifyReply>(), req.user);
     if (!isPublic && !req.user) {
       throw new DomainError(
         'AUTH_REQUIRED',

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthenticatedUser } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
-import type { Request, Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { GatewayConfig } from '../config.js';
+import type { ClientRequest } from '../http/client-ip.js';
 import { clientIp } from '../http/client-ip.js';
 import { rateLimitRefusals } from './rate-limit.metrics.js';
 import { RateLimitStore } from './rate-limit.store.js';
@@ -20,16 +21,22 @@ export class RateLimiter {
     private readonly config: GatewayConfig,
   ) {}
 
-  async spend(req: Request, res: Response, user: AuthenticatedUser | undefined): Promise<void> {
+  async spend(
+    req: ClientRequest,
+    reply: FastifyReply,
+    user: AuthenticatedUser | undefined,
+  ): Promise<void> {
     const [key, limit] = user
       ? [`user:${user.id}`, this.tierLimit(user.tier)]
       : [`ip:${clientIp(req, this.config.TRUST_PROXY)}`, this.ipLimit()];
     const decision = await this.store.take(key, limit);
-    res.setHeader('X-RateLimit-Limit', decision.limit);
-    res.setHeader('X-RateLimit-Remaining', decision.remaining);
-    res.setHeader('X-RateLimit-Reset', decision.resetSeconds);
+    reply.headers({
+      'X-RateLimit-Limit': decision.limit,
+      'X-RateLimit-Remaining': decision.remaining,
+      'X-RateLimit-Reset': decision.resetSeconds,
+    });
     if (!decision.allowed) {
-      res.setHeader('Retry-After', decision.retryAfterSeconds);
+      reply.header('Retry-After', decision.retryAfterSeconds);
       rateLimitRefusals.inc({ bucket: user ? user.tier : 'ip' });
       throw new DomainError(
         'RATE_LIMIT_EXCEEDED',
