@@ -19,7 +19,7 @@ import { RateLimiter } from './rate-limit/rate-limiter.js';
 const config = loadConfig();
 const app = await NestFactory.create<NestFastifyApplication>(
   AppModule.forRoot(config),
-  gatewayHttpServer(config.PUBLIC_BASE_URL),
+  gatewayHttpServer(config.PUBLIC_BASE_URL, config.servedHostNames),
   { bodyParser: false, logger: createLogger('api-gateway', config) },
 );
 const fastify = app.getHttpAdapter().getInstance();

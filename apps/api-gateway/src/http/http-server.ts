@@ -4,6 +4,7 @@ import { BODY_LIMIT_BYTES } from '@pgcloud/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answerError } from './answer-error.js';
 import { edgeHeaders } from './edge-headers.js';
+import { gatewayHostRefusal } from './host-check.js';
 import { assignRequestId } from './request-ids.js';
 
 /** A path longer than any URL Node's HTTP server takes (its headers are 16 KiB at most). */
@@ -18,8 +19,12 @@ const PARAMETER_LENGTH_LIMIT = 16 * 1024;
  * would answer its own 503, outside the envelope). The client's address is read by
  * http/client-ip.ts (TRUST_PROXY), never by the server.
  */
-export function gatewayHttpServer(publicBaseUrl: string): FastifyAdapter {
+export function gatewayHttpServer(
+  publicBaseUrl: string,
+  servedHostNames: Iterable<string>,
+): FastifyAdapter {
   const headers = edgeHeaders(publicBaseUrl);
+  const hostRefusal = gatewayHostRefusal(servedHostNames);
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: false,
@@ -29,10 +34,12 @@ export function gatewayHttpServer(publicBaseUrl: string): FastifyAdapter {
       maxParamLength: PARAMETER_LENGTH_LIMIT,
     },
     // The router refuses a path it cannot decode (`/projects/%FF`) before any hook runs:
-    // the answer still gets its request id, the edge's headers and the error envelope.
+    // the answer still gets its request id, the edge's headers, a foreign Host's 403 first,
+    // and the error envelope.
     frameworkErrors: (_error: Error, request: FastifyRequest, reply: FastifyReply) => {
       assignRequestId(request, reply);
-      headers(request, reply, () => void answerError(reply, unreadablePath()));
+      const error = hostRefusal(request.headers.host) ?? unreadablePath();
+      headers(request, reply, () => void answerError(reply, error));
     },
   });
 }

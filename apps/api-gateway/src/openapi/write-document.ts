@@ -14,7 +14,7 @@ import { buildOpenApiDocument } from './openapi.js';
 const config = new GatewayConfig();
 const app = await NestFactory.create(
   AppModule.forRoot(config),
-  gatewayHttpServer(config.PUBLIC_BASE_URL),
+  gatewayHttpServer(config.PUBLIC_BASE_URL, config.servedHostNames),
   {
     preview: true,
     logger: false,

@@ -75,6 +75,7 @@ describe('the hardened edge: Host, proxies', () => {
         ['GET', '/docs'],
         ['GET', '/openapi.json'],
         ['GET', '/no/such/route'],
+        ['GET', '/projects/%FF'],
       ] as const) {
         const response = await requestWithHost(publicEdge.baseUrl, host, path, {
           method,
