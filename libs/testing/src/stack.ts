@@ -95,6 +95,8 @@ export class Stack {
   private readonly logEnds = new Map<string, () => Promise<void>>();
   /** Each cloud app instance's management port (a free one of its own). */
   private readonly managementPorts = new Map<string, number>();
+  /** The last lines each instance wrote, for the error when one stops while starting. */
+  private readonly outputTails = new Map<string, string>();
   /** The local S3 this stack started (none when S3_ENDPOINT names one). */
   private localS3: LocalS3 | undefined;
   readonly logDir: string;
@@ -279,6 +281,14 @@ export class Stack {
   }
 
   private pipeOutput(app: string, child: ChildProcess): void {
+    this.outputTails.set(app, '');
+    for (const stream of [child.stdout, child.stderr])
+      stream?.on('data', (chunk: Buffer) =>
+        this.outputTails.set(
+          app,
+          ((this.outputTails.get(app) ?? '') + chunk.toString()).slice(-4000),
+        ),
+      );
     if (this.options.output === 'files') {
       mkdirSync(this.logDir, { recursive: true });
       const file = createWriteStream(join(this.logDir, `${app}.log`), { flags: 'a' });
@@ -308,10 +318,17 @@ export class Stack {
     child: ChildProcess,
     httpUrl: string,
   ): Promise<void> {
+    // Once its output is read to the end ('close', or 2 s after the exit if a process it
+    // started holds its pipes), the error quotes its last lines.
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
     const exited = new Promise<never>((_, reject) =>
-      child.once('exit', (code, signal) =>
-        reject(new Error(`${name} exited (${signal ?? code}) while starting; see its log`)),
-      ),
+      child.once('exit', (code, signal) => {
+        void Promise.race([closed, delay(2000)]).then(() => {
+          const tail = (this.outputTails.get(name) ?? '').split('\n').slice(-25).join('\n');
+          const status = signal ?? code;
+          reject(new Error(`${name} exited (${status}) while starting; it wrote last:\n${tail}`));
+        });
+      }),
     );
     exited.catch(() => undefined);
     const deadline = Date.now() + READY_TIMEOUT_MS;
