@@ -2,6 +2,8 @@ import { ServerRMQ } from '@nestjs/microservices';
 import type { ReadinessCheck, ReadinessSource } from '@pgcloud/observability';
 import type { AmqpConnectionManager } from 'amqp-connection-manager';
 import { connectionCheck } from '@pgcloud/observability';
+import type { Delivery, SettlingChannel } from './message-acks.js';
+import { messageAcks } from './message-acks.js';
 
 /** How long a stopping service waits for the broker to confirm replies already sent. */
 const REPLY_CONFIRM_GRACE_MS = 250;
@@ -29,6 +31,12 @@ export class GracefulServerRMQ extends ServerRMQ implements ReadinessSource {
    */
   protected override getRouteFromPattern(pattern: string): string {
     return /^[{[]/.test(pattern) ? super.getRouteFromPattern(pattern) : pattern;
+  }
+
+  /** Each delivery is announced to its channel's acks first, in the order they come. */
+  override handleMessage(message: Record<string, unknown> | null, channel: SettlingChannel) {
+    if (message) messageAcks(channel).delivered(message as unknown as Delivery);
+    return super.handleMessage(message as Record<string, unknown>, channel);
   }
 
   override async close(): Promise<void> {
