@@ -32,6 +32,7 @@ export function pathOf(url: string | undefined): string {
 
 /** Logs an answered request once, with its id: method, path, status and time taken. */
 export function logAnswered(req: HasRequestId, status: number, ms: number): void {
+  if (!Logger.isLevelEnabled('log')) return; // LOG_LEVEL warn or error: not written anyway
   withRequestId(req.requestId, () =>
     accessLog.log(`${req.method} ${pathOf(req.url)} ${status} ${ms.toFixed(1)} ms`),
   );

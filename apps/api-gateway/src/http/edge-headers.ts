@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pathOf } from '@pgcloud/http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
@@ -46,11 +47,29 @@ export function edgeHeaders(
       directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
     },
   });
-  // helmet sets them on Node's own response, which Fastify's answer keeps.
+  const pageHeaders = headersOf(pages);
+  const apiHeaders = headersOf(api);
   return (request, reply, done) => {
-    reply.header('Cache-Control', 'no-store');
-    (HTML_PAGES.test(pathOf(request.url)) ? pages : api)(request.raw, reply.raw, (err) =>
-      done(err as Error | undefined),
-    );
+    reply.headers(HTML_PAGES.test(pathOf(request.url)) ? pageHeaders : apiHeaders);
+    done();
   };
+}
+
+/**
+ * The headers a helmet middleware sets, with Cache-Control: the same for every answer (no
+ * directive here depends on the request), so they are worked out once rather than per
+ * request.
+ */
+function headersOf(middleware: ReturnType<typeof helmet>): Record<string, string> {
+  const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
+  const response = {
+    setHeader: (name: string, value: string) => void (headers[name] = value),
+    removeHeader: () => undefined, // X-Powered-By, which nothing here sets
+  };
+  let failure: unknown;
+  middleware({} as IncomingMessage, response as unknown as ServerResponse, (err) => {
+    failure = err;
+  });
+  if (failure) throw failure as Error;
+  return headers;
 }

@@ -28,6 +28,8 @@ export function gatewayHttpServer(
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: false,
+    // No Nest middleware: the edge is Fastify hooks, and middie's pass per request is saved.
+    skipMiddie: true,
     routerOptions: {
       caseSensitive: false,
       ignoreTrailingSlash: true,
