@@ -16,3 +16,4 @@ export * from './base-backup.js';
 export * from './wal-positions.js';
 export * from './query-rows.js';
 export * from './wal-reservation.js';
+export * from './prepared-query.js';

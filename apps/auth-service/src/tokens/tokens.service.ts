@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { AuthenticatedUser, Tier } from '@pgcloud/contracts';
 import { DomainError, newId } from '@pgcloud/contracts';
+import { queryPrepared } from '@pgcloud/postgres';
 import type { EntityManager } from 'typeorm';
 import { IsNull, Repository } from 'typeorm';
 import { AuthServiceConfig } from '../config.js';
@@ -11,10 +12,12 @@ import { AccessTokenEntity } from './access-token.entity.js';
 const DAY_MS = 86_400_000;
 
 /** A token that is not revoked, by its hash, with its user. */
-const LIVE_TOKEN_SQL = `
-  SELECT t.id AS token_id, t.expires_at, u.id, u.identity_id, u.login, u.email, u.tier
-    FROM auth.access_tokens t JOIN auth.users u ON u.id = t.user_id
-   WHERE t.token_hash = $1 AND t.revoked_at IS NULL`;
+const LIVE_TOKEN = {
+  name: 'auth.live-token',
+  text: `SELECT t.id AS token_id, t.expires_at, u.id, u.identity_id, u.login, u.email, u.tier
+           FROM auth.access_tokens t JOIN auth.users u ON u.id = t.user_id
+          WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
+};
 
 interface LiveTokenRow {
   token_id: string;
@@ -50,13 +53,15 @@ export class TokensService {
 
   /**
    * The user holding a live token. Every request a gateway's token cache misses asks this,
-   * so it is one statement written out (two `findOneBy` cost a round trip and a query
-   * build each).
+   * so it is one prepared statement (two `findOneBy` cost a round trip and a query build
+   * each, and a query parsed and planned each time costs PostgreSQL twice the CPU).
    */
   async verify(token: string): Promise<AuthenticatedUser> {
     const refused = new DomainError('AUTH_REQUIRED', 'The access token is not valid.');
     if (!looksLikeAccessToken(token)) throw refused;
-    const [row]: LiveTokenRow[] = await this.tokens.query(LIVE_TOKEN_SQL, [sha256(token)]);
+    const [row] = await queryPrepared<LiveTokenRow>(this.tokens.manager.connection, LIVE_TOKEN, [
+      sha256(token),
+    ]);
     if (!row || row.expires_at.getTime() <= Date.now()) throw refused;
     return {
       id: row.id,
