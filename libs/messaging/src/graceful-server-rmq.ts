@@ -2,6 +2,7 @@ import { ServerRMQ } from '@nestjs/microservices';
 import type { ReadinessCheck, ReadinessSource } from '@pgcloud/observability';
 import type { AmqpConnectionManager } from 'amqp-connection-manager';
 import { connectionCheck } from '@pgcloud/observability';
+import { coalesceBrokerWrites } from './broker-writes.js';
 import type { Delivery, SettlingChannel } from './message-acks.js';
 import { messageAcks } from './message-acks.js';
 
@@ -31,6 +32,11 @@ export class GracefulServerRMQ extends ServerRMQ implements ReadinessSource {
    */
   protected override getRouteFromPattern(pattern: string): string {
     return /^[{[]/.test(pattern) ? super.getRouteFromPattern(pattern) : pattern;
+  }
+
+  /** Its writes to the broker leave once per turn (broker-writes.ts). */
+  override async createClient<T = AmqpConnectionManager>(): Promise<T> {
+    return coalesceBrokerWrites(await super.createClient<AmqpConnectionManager>()) as T;
   }
 
   /** Each delivery is announced to its channel's acks first, in the order they come. */

@@ -1,10 +1,11 @@
 import { Logger } from '@nestjs/common';
 import type { ClientProxy } from '@nestjs/microservices';
 import type { AmqpConnectionManager } from 'amqp-connection-manager';
-import { ClientProxyFactory, RmqRecordBuilder } from '@nestjs/microservices';
+import { RmqRecordBuilder } from '@nestjs/microservices';
 import type { Message, RequestContext, ServiceName } from '@pgcloud/contracts';
 import { DomainError, SERVICE_QUEUES, isErrorBody } from '@pgcloud/contracts';
 import { withRequestId } from '@pgcloud/observability';
+import { BrokerClientRMQ } from './broker-client-rmq.js';
 import { answerDueAt, callTimeoutMs, outOfTime } from './deadline.js';
 import type { BrokerSettings } from './rmq-options.js';
 import { rmqClientOptions } from './rmq-options.js';
@@ -23,7 +24,7 @@ export class ServiceClient {
 
   constructor(
     private readonly service: string,
-    private readonly proxy: ClientProxy,
+    private readonly proxy: Pick<ClientProxy, 'send' | 'connect' | 'close' | 'unwrap'>,
     private readonly timeoutMs: number,
     /** The gateway's clients: they wait all the time a request has left (deadline.ts). */
     private readonly atEdge = false,
@@ -36,7 +37,7 @@ export class ServiceClient {
     timeoutMs: number,
     options: { atEdge?: boolean } = {},
   ): ServiceClient {
-    const proxy = ClientProxyFactory.create(rmqClientOptions(broker, service));
+    const proxy = new BrokerClientRMQ(rmqClientOptions(broker, service).options ?? {});
     return new ServiceClient(SERVICE_QUEUES[service], proxy, timeoutMs, options.atEdge);
   }
 
