@@ -26,9 +26,11 @@ describe('coalesceBrokerWrites on the real RabbitMQ', () => {
       for (let i = 0; i < 3; i++) channel.sendToQueue(queue, Buffer.from(`m${i}`));
       const got: string[] = [];
       for (let tries = 0; got.length < 3 && tries < 100; tries++) {
-        const message = await channel.get(queue, { noAck: true });
-        if (message) got.push(message.content.toString());
-        else await new Promise((resolve) => setTimeout(resolve, 20));
+        const message = await channel.get(queue);
+        if (message) {
+          got.push(message.content.toString());
+          channel.ack(message);
+        } else await new Promise((resolve) => setTimeout(resolve, 20));
       }
       assert.deepEqual(got, ['m0', 'm1', 'm2']);
     } finally {

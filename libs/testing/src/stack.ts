@@ -17,32 +17,12 @@ import { daemonAnswers, gatewayAnswers } from './http-answers.js';
 import { dropIsolatedResources, isolatedEnv, newRunId } from './isolated-resources.js';
 import type { LauncherEnv } from './launcher-env.js';
 import { loadLauncherEnv } from './launcher-env.js';
+import type { LogRecord } from './log-lines.js';
+import { parseLogLines } from './log-lines.js';
 import type { LocalS3 } from './local-s3.js';
 import { stopLocalServers } from './local-servers.js';
 import { missingPrerequisites } from './prerequisites.js';
 import { bucketOf, provideS3 } from './run-s3.js';
-
-/** One line of an app's JSON log (libs/observability's logger). */
-export interface LogRecord {
-  time: string;
-  level: string;
-  service: string;
-  context?: string;
-  request_id?: string;
-  message: unknown;
-}
-
-/** The JSON records among log lines (the stack's own lines and stack traces are not). */
-export function parseLogLines(text: string): LogRecord[] {
-  return text.split('\n').flatMap((line) => {
-    if (!line.startsWith('{')) return [];
-    try {
-      return [JSON.parse(line) as LogRecord];
-    } catch {
-      return [];
-    }
-  });
-}
 
 /** The repository's root, where `apps/` lives. */
 export const WORKSPACE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
