@@ -11,10 +11,10 @@ import { ApiClient, Stack, runBench, signIn, testApi } from '@pgcloud/testing';
 import { startBaseline } from './baseline.js';
 import type { HopReading } from './breakdown.js';
 import { formatHops, hopsBetween, readHops } from './breakdown.js';
-import { formatCpu, readCpu } from './cpu.js';
+import { addCpuUsed, cpuUsed, formatCpu, readCpu } from './cpu.js';
 import { startFloor } from './floor.js';
-import type { Scenario } from './load.js';
-import { runLoad } from './load.js';
+import type { LoadSample, Scenario } from './load.js';
+import { figuresOf, runLoad } from './load.js';
 import type { Measurement } from './report.js';
 import { formatReport } from './report.js';
 
@@ -34,8 +34,14 @@ const PROJECT_COUNT = 5;
 const CONCURRENCIES = [1, 50];
 /** Where the cores are full, so CPU per request is what sets requests/s. */
 const CPU_PROFILED_CONCURRENCY = 50;
-/** Discarded run before each measurement, so JIT and connection pools are warm. */
+/** Discarded run of each target before its slices at a concurrency: pools at that size. */
 const WARMUP_SECONDS = 1;
+/**
+ * Discarded run of every target at the highest concurrency before the first measurement:
+ * 1 s at 1 connection is a few hundred requests, too few for V8 to have compiled a
+ * gateway request's whole path, and the stack's apps and its S3 settle after their start.
+ */
+const FIRST_WARMUP_SECONDS = 5;
 const BASELINE = 'baseline';
 
 interface Target {
@@ -87,30 +93,87 @@ interface Findings {
   cpu: string[];
 }
 
+/** Most slices a target's time at one concurrency is cut into (each at least 1 s). */
+const MAX_SLICES = 5;
+
+/** What the slices of one target at one concurrency gathered. */
+interface TargetRun {
+  target: Target;
+  samples: LoadSample[];
+  /** CPU milliseconds of each process group during this target's slices. */
+  cpu: Map<string, number>;
+  hopsBefore?: HopReading;
+}
+
+function loadOf(route: Route, target: Target) {
+  return { url: target.url, headers: target.headers, scenario: route.scenario };
+}
+
+/** The discarded first runs (FIRST_WARMUP_SECONDS), every target in turn. */
+async function warmUp(routes: Route[]): Promise<void> {
+  const connections = Math.max(...CONCURRENCIES);
+  for (const route of routes) {
+    for (const target of route.targets) {
+      console.error(`${route.name}: warming ${target.name} up, ${FIRST_WARMUP_SECONDS} s`);
+      await runLoad({ ...loadOf(route, target), connections, seconds: FIRST_WARMUP_SECONDS });
+    }
+  }
+}
+
+/**
+ * Runs every target of `route` for `seconds` in all, in slices taken in turn, each round
+ * starting one target later. The machine's speed drifts (on this two-core virtual machine
+ * the same work took twice the CPU time from one minute to the next), and a target run
+ * in one block would carry its minute's speed into its ratio; in slices, every target
+ * gets the same mix of fast and slow.
+ */
+async function runInSlices(
+  route: Route,
+  connections: number,
+  seconds: number,
+): Promise<TargetRun[]> {
+  const slices = Math.min(MAX_SLICES, seconds);
+  const runs: TargetRun[] = [];
+  for (const target of route.targets) {
+    await runLoad({ ...loadOf(route, target), connections, seconds: WARMUP_SECONDS });
+    const hopsBefore = await target.readHops?.();
+    runs.push({ target, samples: [], cpu: new Map(), ...(hopsBefore ? { hopsBefore } : {}) });
+  }
+  for (let round = 0; round < slices; round += 1) {
+    for (let i = 0; i < runs.length; i += 1) {
+      const run = runs[(round + i) % runs.length];
+      if (!run) continue;
+      const cpuBefore = readCpu();
+      const load = { ...loadOf(route, run.target), connections, seconds: seconds / slices };
+      run.samples.push(await runLoad(load));
+      const cpuAfter = readCpu();
+      if (cpuBefore && cpuAfter) addCpuUsed(run.cpu, cpuUsed(cpuBefore, cpuAfter));
+    }
+  }
+  return runs;
+}
+
 async function measure(routes: Route[], seconds: number): Promise<Findings> {
   const measurements: Measurement[] = [];
   const breakdowns: string[] = [];
   const cpu: string[] = [];
+  await warmUp(routes);
   for (const route of routes) {
     for (const connections of CONCURRENCIES) {
-      for (const target of route.targets) {
-        console.error(
-          `${route.name}: ${target.name} at ${connections} connection(s), ${seconds} s`,
-        );
-        const load = { url: target.url, headers: target.headers, scenario: route.scenario };
-        await runLoad({ ...load, connections, seconds: WARMUP_SECONDS });
-        const before = await target.readHops?.();
-        const cpuBefore = readCpu();
-        const figures = await runLoad({ ...load, connections, seconds });
-        const cpuAfter = readCpu();
-        const after = await target.readHops?.();
+      console.error(`${route.name}: every target at ${connections} connection(s), ${seconds} s`);
+      for (const { target, samples, cpu: used, hopsBefore } of await runInSlices(
+        route,
+        connections,
+        seconds,
+      )) {
+        const figures = figuresOf(samples);
         measurements.push({ route: route.name, target: target.name, connections, figures });
         const label = `${route.name}, ${target.name} at ${connections} connection(s)`;
-        if (before && after) breakdowns.push(...formatHops(label, hopsBetween(before, after)));
-        if (connections === CPU_PROFILED_CONCURRENCY && cpuBefore && cpuAfter) {
-          const loadMs = figures.loadCpuMs ?? 0;
-          cpu.push(...formatCpu(label, cpuBefore, cpuAfter, loadMs, figures.responses));
-        }
+        const hopsAfter = await target.readHops?.();
+        if (hopsBefore && hopsAfter)
+          breakdowns.push(...formatHops(label, hopsBetween(hopsBefore, hopsAfter)));
+        if (connections === CPU_PROFILED_CONCURRENCY && used.size > 0)
+          cpu.push(...formatCpu(label, used, figures.loadCpuMs ?? 0, figures.responses));
       }
     }
   }
@@ -186,8 +249,9 @@ async function bench(seconds: number, cleanups: (() => Promise<void>)[]): Promis
 await runBench(async (cleanups) => {
   const seconds = benchSeconds();
   console.log(
-    `${PROJECT_COUNT} projects, ${seconds} s per run after ${WARMUP_SECONDS} s of warm-up; ` +
-      'latencies in ms\n',
+    `${PROJECT_COUNT} projects; each target ${seconds} s in all per concurrency, in up to ` +
+      `${MAX_SLICES} slices taken in turn with the route's other targets; ` +
+      `${FIRST_WARMUP_SECONDS} s of warm-up per target first; latencies in ms\n`,
   );
   return bench(seconds, cleanups);
 });

@@ -17,6 +17,7 @@ import {
 } from '@nestjs/common';
 import type { Project } from '@pgcloud/contracts';
 import pg from 'pg';
+import { benchPool } from './bench-pool.js';
 import type { BenchServer, Platform } from './http-server.js';
 import { serveOnFreePort } from './http-server.js';
 
@@ -194,9 +195,7 @@ export function startBaseline(
   region: string,
   platform: Platform = 'express',
 ): Promise<BenchServer> {
-  // Ten connections, as TypeORM's default pool in project-service, so neither side
-  // gets more database concurrency than the other.
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  const pool = benchPool(databaseUrl);
   return serveOnFreePort(
     BaselineModule.forRoot(pool, ownerId, region),
     { logger: ['error', 'warn'] },

@@ -69,21 +69,33 @@ export function readCpu(): CpuReading | undefined {
 }
 
 /**
- * The lines of a run's CPU per request: each group's milliseconds between two readings over
- * the `responses` answered (the load generator's `loadMs` moved out of this process's), the
- * total, and the requests/s that total allows on this machine's cores. A process started
- * in between counts whole; one that ended in between is left out.
+ * CPU milliseconds each group used between two readings. A process started in between
+ * counts whole; one that ended in between is left out.
  */
-export function formatCpu(
-  label: string,
-  before: CpuReading,
-  after: CpuReading,
-  loadMs: number,
-  responses: number,
-): string[] {
+export function cpuUsed(before: CpuReading, after: CpuReading): Map<string, number> {
   const used = new Map<string, number>();
   for (const [pid, { group, ms }] of after)
     used.set(group, (used.get(group) ?? 0) + ms - (before.get(pid)?.ms ?? 0));
+  return used;
+}
+
+/** Adds each group's milliseconds of `used` to `total`'s. */
+export function addCpuUsed(total: Map<string, number>, used: Map<string, number>): void {
+  for (const [group, ms] of used) total.set(group, (total.get(group) ?? 0) + ms);
+}
+
+/**
+ * The lines of a target's CPU per request: each group's milliseconds over the `responses`
+ * answered (the load generator's `loadMs` moved out of this process's), the total, and the
+ * requests/s that total allows on this machine's cores.
+ */
+export function formatCpu(
+  label: string,
+  usedByGroup: Map<string, number>,
+  loadMs: number,
+  responses: number,
+): string[] {
+  const used = new Map(usedByGroup);
   used.set(BENCH_SERVERS, (used.get(BENCH_SERVERS) ?? 0) - loadMs);
   used.set(LOAD_GENERATOR, loadMs);
   const perRequest = [...used]

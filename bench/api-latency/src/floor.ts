@@ -19,6 +19,7 @@ import type { Project } from '@pgcloud/contracts';
 import pg from 'pg';
 import { firstValueFrom } from 'rxjs';
 import { LIST_SQL, type ProjectRow } from './baseline.js';
+import { benchPool } from './bench-pool.js';
 import type { BenchServer } from './http-server.js';
 import { serveOnFreePort } from './http-server.js';
 
@@ -138,7 +139,7 @@ export async function startFloor(
 }
 
 async function serve(databaseUrl: string, rabbitmqUrl: string, queue: string): Promise<void> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  const pool = benchPool(databaseUrl);
   const app = await NestFactory.createMicroservice(FloorModule.service(pool), {
     ...rmqOptions(rabbitmqUrl, queue, true),
     logger: ['error', 'warn'],

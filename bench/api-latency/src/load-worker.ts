@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { threadCpuMs } from './cpu.js';
-import type { LoadFigures, LoadReply, LoadRequest } from './load.js';
+import type { LoadReply, LoadRequest, LoadSample } from './load.js';
 
 interface Run {
   /** Latency of every 2xx answer, in milliseconds with sub-millisecond precision. */
@@ -16,13 +16,8 @@ interface Run {
 }
 
 /**
- * Latencies are taken from each response rather than from autocannon's histogram, which
- * keeps whole milliseconds only: a sub-millisecond baseline would read 0 ms and its ratio
- * would be meaningless.
- */
-/**
  * The create-delete pair: a project with a name of its own, then a DELETE of the id the
- * POST answered. A failed POST fails the run anyway (figuresOf), so it needs no path here.
+ * POST answered. A failed POST fails the run anyway (sampleOf), so it needs no path here.
  */
 function createThenDelete(path: string): autocannon.Request[] {
   const pairs = new WeakMap<object, string>();
@@ -47,6 +42,11 @@ function createThenDelete(path: string): autocannon.Request[] {
   ];
 }
 
+/**
+ * Latencies are taken from each response rather than from autocannon's histogram, which
+ * keeps whole milliseconds only: a sub-millisecond baseline would read 0 ms and its ratio
+ * would be meaningless.
+ */
 function load(request: LoadRequest): Promise<Run> {
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
@@ -77,14 +77,8 @@ function load(request: LoadRequest): Promise<Run> {
   });
 }
 
-/** The value at rank p% of ascending `sorted` (nearest rank). */
-function percentile(sorted: number[], p: number): number {
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(rank, 1)) - 1] ?? Number.NaN;
-}
-
-/** Figures of a run; a run with errors or non-2xx answers measured something else, and fails. */
-function figuresOf({ latencies, statuses, result, cpuMs }: Run): LoadFigures {
+/** A run's sample; a run with errors or non-2xx answers measured something else, and fails. */
+function sampleOf({ latencies, statuses, result, cpuMs }: Run): LoadSample {
   const failures = [...statuses].filter(([status]) => status < 200 || status >= 300);
   if (result.errors > 0 || failures.length > 0 || latencies.length === 0) {
     const byStatus = [...statuses].map(([status, count]) => `${status}: ${count}`).join(', ');
@@ -93,19 +87,16 @@ function figuresOf({ latencies, statuses, result, cpuMs }: Run): LoadFigures {
         `answers ${byStatus || 'none'}`,
     );
   }
-  const sorted = [...latencies].sort((a, b) => a - b);
   return {
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    requestsPerSecond: latencies.length / result.duration,
-    responses: latencies.length,
+    latencies,
+    seconds: result.duration,
     ...(cpuMs === undefined ? {} : { loadCpuMs: cpuMs }),
   };
 }
 
 async function main(): Promise<LoadReply> {
   try {
-    return { ok: true, figures: figuresOf(await load(workerData as LoadRequest)) };
+    return { ok: true, sample: sampleOf(await load(workerData as LoadRequest)) };
   } catch (err) {
     return { ok: false, error: err instanceof Error ? err.message : String(err) };
   }

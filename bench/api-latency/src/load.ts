@@ -15,7 +15,18 @@ export interface LoadRequest {
   headers: Record<string, string>;
 }
 
-/** What one load run measured; latencies in milliseconds. */
+/**
+ * What one load run measured, from a clean run only (every answer 2xx, no errors): the
+ * latency of every answer in milliseconds, with sub-millisecond precision.
+ */
+export interface LoadSample {
+  latencies: number[];
+  seconds: number;
+  /** CPU milliseconds the load generator's own thread used, where /proc tells. */
+  loadCpuMs?: number;
+}
+
+/** What one or more load runs of a target measured together; latencies in milliseconds. */
 export interface LoadFigures {
   p50: number;
   p99: number;
@@ -26,14 +37,37 @@ export interface LoadFigures {
 }
 
 /** The message the load worker posts back. */
-export type LoadReply = { ok: true; figures: LoadFigures } | { ok: false; error: string };
+export type LoadReply = { ok: true; sample: LoadSample } | { ok: false; error: string };
+
+/** The value at rank p% of ascending `sorted` (nearest rank). */
+function percentile(sorted: number[], p: number): number {
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(rank, 1)) - 1] ?? Number.NaN;
+}
+
+/** The figures of a target's runs taken as one: every answer of every run counts once. */
+export function figuresOf(samples: LoadSample[]): LoadFigures {
+  const sorted = samples.flatMap((sample) => sample.latencies).sort((a, b) => a - b);
+  const seconds = samples.reduce((sum, sample) => sum + sample.seconds, 0);
+  const cpu = samples.map((sample) => sample.loadCpuMs);
+  const loadCpuMs = cpu.every((ms) => ms !== undefined)
+    ? cpu.reduce((sum: number, ms) => sum + (ms ?? 0), 0)
+    : undefined;
+  return {
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    requestsPerSecond: sorted.length / seconds,
+    responses: sorted.length,
+    ...(loadCpuMs === undefined ? {} : { loadCpuMs }),
+  };
+}
 
 /**
  * Runs autocannon in a worker thread. The baseline server lives on this process's main
  * thread; a load generator on the same event loop would take its CPU time and slow the
  * baseline down, so the load comes from another thread for both targets alike.
  */
-export function runLoad(request: LoadRequest): Promise<LoadFigures> {
+export function runLoad(request: LoadRequest): Promise<LoadSample> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./load-worker.js', import.meta.url), {
       workerData: request,
@@ -44,7 +78,7 @@ export function runLoad(request: LoadRequest): Promise<LoadFigures> {
     });
     worker.once('error', reject);
     worker.once('exit', (code) => {
-      if (reply?.ok) resolve(reply.figures);
+      if (reply?.ok) resolve(reply.sample);
       else reject(new Error(reply?.error ?? `the load worker exited with code ${code}`));
     });
   });

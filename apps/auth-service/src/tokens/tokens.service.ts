@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { AuthenticatedUser, Tier } from '@pgcloud/contracts';
 import { DomainError, newId } from '@pgcloud/contracts';
+import type { PreparedStatement } from '@pgcloud/postgres';
 import { queryPrepared } from '@pgcloud/postgres';
 import type { EntityManager } from 'typeorm';
 import { IsNull, Repository } from 'typeorm';
@@ -12,7 +13,7 @@ import { AccessTokenEntity } from './access-token.entity.js';
 const DAY_MS = 86_400_000;
 
 /** A token that is not revoked, by its hash, with its user. */
-const LIVE_TOKEN = {
+const LIVE_TOKEN: PreparedStatement = {
   name: 'auth.live-token',
   text: `SELECT t.id AS token_id, t.expires_at, u.id, u.identity_id, u.login, u.email, u.tier
            FROM auth.access_tokens t JOIN auth.users u ON u.id = t.user_id

@@ -9,6 +9,7 @@ import type {
 } from '@pgcloud/contracts';
 import { DomainError, PROJECT_EVENTS, isId, newId } from '@pgcloud/contracts';
 import { Outbox, assertTierQuota, assertTimeLeft, requireUser } from '@pgcloud/messaging';
+import type { PreparedStatement } from '@pgcloud/postgres';
 import { isUniqueViolation, queryPrepared } from '@pgcloud/postgres';
 import { DataSource, Repository } from 'typeorm';
 import { ProjectServiceConfig } from '../config.js';
@@ -16,7 +17,7 @@ import { RegionsService } from '../regions/regions.service.js';
 import { ProjectDatabases } from './project-databases.js';
 import { ProjectEntity } from './project.entity.js';
 
-const LIST_PROJECTS = {
+const LIST_PROJECTS: PreparedStatement = {
   name: 'projects.list',
   text: `SELECT id, name, default_region, created_at FROM projects.projects
           WHERE owner_id = $1 ORDER BY created_at, id`,
