@@ -11,6 +11,7 @@ import { ApiClient, Stack, runBench, signIn, testApi } from '@pgcloud/testing';
 import { startBaseline } from './baseline.js';
 import type { HopReading } from './breakdown.js';
 import { formatHops, hopsBetween, readHops } from './breakdown.js';
+import type { CpuReading } from './cpu.js';
 import { addCpuUsed, cpuUsed, formatCpu, readCpu } from './cpu.js';
 import { startFloor } from './floor.js';
 import type { LoadSample, Scenario } from './load.js';
@@ -95,6 +96,8 @@ interface Findings {
 
 /** Most slices a target's time at one concurrency is cut into (each at least 1 s). */
 const MAX_SLICES = 5;
+/** The start of each slice that is run but not counted (see LoadRequest.settleSeconds). */
+const SLICE_SETTLE_SECONDS = 0.25;
 
 /** What the slices of one target at one concurrency gathered. */
 interface TargetRun {
@@ -133,6 +136,7 @@ async function runInSlices(
   seconds: number,
 ): Promise<TargetRun[]> {
   const slices = Math.min(MAX_SLICES, seconds);
+  const sliceSeconds = Math.round(seconds / slices);
   const runs: TargetRun[] = [];
   for (const target of route.targets) {
     await runLoad({ ...loadOf(route, target), connections, seconds: WARMUP_SECONDS });
@@ -143,9 +147,14 @@ async function runInSlices(
     for (let i = 0; i < runs.length; i += 1) {
       const run = runs[(round + i) % runs.length];
       if (!run) continue;
-      const cpuBefore = readCpu();
-      const load = { ...loadOf(route, run.target), connections, seconds: seconds / slices };
-      run.samples.push(await runLoad(load));
+      let cpuBefore: CpuReading | undefined;
+      const load = {
+        ...loadOf(route, run.target),
+        connections,
+        seconds: sliceSeconds,
+        settleSeconds: SLICE_SETTLE_SECONDS,
+      };
+      run.samples.push(await runLoad(load, () => (cpuBefore = readCpu())));
       const cpuAfter = readCpu();
       if (cpuBefore && cpuAfter) addCpuUsed(run.cpu, cpuUsed(cpuBefore, cpuAfter));
     }
@@ -173,7 +182,7 @@ async function measure(routes: Route[], seconds: number): Promise<Findings> {
         if (hopsBefore && hopsAfter)
           breakdowns.push(...formatHops(label, hopsBetween(hopsBefore, hopsAfter)));
         if (connections === CPU_PROFILED_CONCURRENCY && used.size > 0)
-          cpu.push(...formatCpu(label, used, figures.loadCpuMs ?? 0, figures.responses));
+          cpu.push(...formatCpu(label, used, figures.loadCpuMs ?? 0, figures.answered));
       }
     }
   }
@@ -250,8 +259,9 @@ await runBench(async (cleanups) => {
   const seconds = benchSeconds();
   console.log(
     `${PROJECT_COUNT} projects; each target ${seconds} s in all per concurrency, in up to ` +
-      `${MAX_SLICES} slices taken in turn with the route's other targets; ` +
-      `${FIRST_WARMUP_SECONDS} s of warm-up per target first; latencies in ms\n`,
+      `${MAX_SLICES} slices taken in turn with the route's other targets (the first ` +
+      `${SLICE_SETTLE_SECONDS} s of each not counted); ${FIRST_WARMUP_SECONDS} s of warm-up ` +
+      'per target first; latencies in ms\n',
   );
   return bench(seconds, cleanups);
 });

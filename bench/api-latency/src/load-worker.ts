@@ -3,14 +3,18 @@ import { randomBytes } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { threadCpuMs } from './cpu.js';
-import type { LoadReply, LoadRequest, LoadSample } from './load.js';
+import type { LoadMessage, LoadRequest, LoadSample } from './load.js';
 
 interface Run {
   /** Latency of every 2xx answer, in milliseconds with sub-millisecond precision. */
   latencies: number[];
+  /** Every 2xx answer, the settling ones too. */
+  answered: number;
   /** Answers by status code. */
   statuses: Map<number, number>;
-  result: Pick<autocannon.Result, 'duration' | 'errors' | 'timeouts'>;
+  result: Pick<autocannon.Result, 'errors' | 'timeouts'>;
+  /** The time the counted answers came in. */
+  seconds: number;
   /** CPU milliseconds this thread used for the run. */
   cpuMs?: number;
 }
@@ -50,7 +54,11 @@ function createThenDelete(path: string): autocannon.Request[] {
 function load(request: LoadRequest): Promise<Run> {
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
+  let answered = 0;
+  const settleMs = (request.settleSeconds ?? 0) * 1000;
+  const startedAt = performance.now();
   const cpuBefore = threadCpuMs();
+  parentPort?.postMessage({ started: true } satisfies LoadMessage);
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -67,18 +75,25 @@ function load(request: LoadRequest): Promise<Run> {
         const cpuMs =
           cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
         if (err) reject(err);
-        else resolve({ latencies, statuses, result, ...(cpuMs === undefined ? {} : { cpuMs }) });
+        else {
+          // autocannon's own duration is in whole seconds; this is the counted part's.
+          const seconds = (performance.now() - startedAt - settleMs) / 1000;
+          const run = { latencies, answered, statuses, result, seconds };
+          resolve({ ...run, ...(cpuMs === undefined ? {} : { cpuMs }) });
+        }
       },
     );
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       statuses.set(statusCode, (statuses.get(statusCode) ?? 0) + 1);
-      if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+      if (statusCode < 200 || statusCode >= 300) return;
+      answered += 1;
+      if (performance.now() - startedAt >= settleMs) latencies.push(responseTime);
     });
   });
 }
 
 /** A run's sample; a run with errors or non-2xx answers measured something else, and fails. */
-function sampleOf({ latencies, statuses, result, cpuMs }: Run): LoadSample {
+function sampleOf({ latencies, answered, statuses, result, seconds, cpuMs }: Run): LoadSample {
   const failures = [...statuses].filter(([status]) => status < 200 || status >= 300);
   if (result.errors > 0 || failures.length > 0 || latencies.length === 0) {
     const byStatus = [...statuses].map(([status, count]) => `${status}: ${count}`).join(', ');
@@ -89,12 +104,13 @@ function sampleOf({ latencies, statuses, result, cpuMs }: Run): LoadSample {
   }
   return {
     latencies,
-    seconds: result.duration,
+    seconds,
+    answered,
     ...(cpuMs === undefined ? {} : { loadCpuMs: cpuMs }),
   };
 }
 
-async function main(): Promise<LoadReply> {
+async function main(): Promise<LoadMessage> {
   try {
     return { ok: true, sample: sampleOf(await load(workerData as LoadRequest)) };
   } catch (err) {

@@ -13,6 +13,12 @@ export interface LoadRequest {
   connections: number;
   seconds: number;
   headers: Record<string, string>;
+  /**
+   * Answers within this many seconds of the start are not counted (but paid for, in
+   * `answered`): every client connecting at once is a burst no steady load has. Part of
+   * `seconds`, which autocannon takes in whole seconds.
+   */
+  settleSeconds?: number;
 }
 
 /**
@@ -21,7 +27,10 @@ export interface LoadRequest {
  */
 export interface LoadSample {
   latencies: number[];
+  /** The time the counted answers came in. */
   seconds: number;
+  /** Every answer, the settling ones too: what the run's CPU time paid for. */
+  answered: number;
   /** CPU milliseconds the load generator's own thread used, where /proc tells. */
   loadCpuMs?: number;
 }
@@ -32,12 +41,15 @@ export interface LoadFigures {
   p99: number;
   requestsPerSecond: number;
   responses: number;
+  /** Every answer, the settling ones too: what the runs' CPU time paid for. */
+  answered: number;
   /** CPU milliseconds the load generator's own thread used, where /proc tells. */
   loadCpuMs?: number;
 }
 
-/** The message the load worker posts back. */
-export type LoadReply = { ok: true; sample: LoadSample } | { ok: false; error: string };
+/** The messages the load worker posts: once it starts the load, then what came out. */
+export type LoadMessage =
+  { started: true } | { ok: true; sample: LoadSample } | { ok: false; error: string };
 
 /** The value at rank p% of ascending `sorted` (nearest rank). */
 function percentile(sorted: number[], p: number): number {
@@ -58,6 +70,7 @@ export function figuresOf(samples: LoadSample[]): LoadFigures {
     p99: percentile(sorted, 99),
     requestsPerSecond: sorted.length / seconds,
     responses: sorted.length,
+    answered: samples.reduce((sum, sample) => sum + sample.answered, 0),
     ...(loadCpuMs === undefined ? {} : { loadCpuMs }),
   };
 }
@@ -65,16 +78,19 @@ export function figuresOf(samples: LoadSample[]): LoadFigures {
 /**
  * Runs autocannon in a worker thread. The baseline server lives on this process's main
  * thread; a load generator on the same event loop would take its CPU time and slow the
- * baseline down, so the load comes from another thread for both targets alike.
+ * baseline down, so the load comes from another thread for both targets alike. `onStart`
+ * is called once the worker has loaded and starts the load, so a reading of CPU time
+ * taken then leaves the worker's own start out.
  */
-export function runLoad(request: LoadRequest): Promise<LoadSample> {
+export function runLoad(request: LoadRequest, onStart?: () => void): Promise<LoadSample> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./load-worker.js', import.meta.url), {
       workerData: request,
     });
-    let reply: LoadReply | undefined;
-    worker.once('message', (message: LoadReply) => {
-      reply = message;
+    let reply: Exclude<LoadMessage, { started: true }> | undefined;
+    worker.on('message', (message: LoadMessage) => {
+      if ('started' in message) onStart?.();
+      else reply = message;
     });
     worker.once('error', reject);
     worker.once('exit', (code) => {
