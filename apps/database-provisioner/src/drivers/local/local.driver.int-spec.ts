@@ -15,7 +15,10 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import type { ServerSpec } from '../database-driver.js';
+import { REPLICATION_ROLE } from '../database-driver.js';
+import { RestoreSources } from '../conformance/restore-sources.js';
 import { LocalDriver } from './local.driver.js';
+import { restorePaths } from './restore-paths.js';
 import { driverPaths, serverPaths } from './server-paths.js';
 
 // In the temp folder, like the test stacks: wherever CI clones the checkout, PostgreSQL's
@@ -303,6 +306,57 @@ describe('LocalDriver against real PostgreSQL servers', () => {
     assert.equal(await refusal([insert]), 'written');
     assert.equal(await timeline(), before, 'the old data goes on on its own timeline');
     await asApp((client) => client.query("DELETE FROM notes WHERE body = 'during the hold'"));
+  });
+
+  it('stops a restore build cancelled while it recovers: rejected, no checking server left', async () => {
+    const sources = await RestoreSources.start();
+    try {
+      const archive = await sources.baseBackup(settings.pgBinDir, {
+        host: settings.host,
+        port: spec.port,
+        user: REPLICATION_ROLE,
+        password: spec.replicationPassword,
+        caPem,
+      });
+      const { restoreDir } = restorePaths(serverPaths(dataDir, spec.serverId));
+      await driver.holdForRestore(spec.serverId);
+      const cancel = new AbortController();
+      await assert.rejects(
+        driver.buildRestore({
+          serverId: spec.serverId,
+          restoreId: `rst_${randomBytes(8).toString('hex')}`,
+          archive,
+          archivedDatabaseName: spec.databaseName,
+          databaseName: spec.databaseName,
+          password: spec.password,
+          replicationPassword: spec.replicationPassword,
+          signal: cancel.signal,
+          progress: {
+            // The checking server is on its way up, or replaying, when the cancel comes.
+            step: (step) =>
+              void (
+                step === 'recover' &&
+                setTimeout(() => cancel.abort(new Error('cancelled by the test')), 100)
+              ),
+            downloaded: () => undefined,
+          },
+        }),
+        /cancelled by the test/,
+      );
+      assert.ok(cancel.signal.aborted, 'rejected for the cancel, not before it');
+      assert.equal(
+        await exists(join(restoreDir, 'postmaster.pid')),
+        false,
+        'the checking server was stopped',
+      );
+      await driver.abandonRestore(spec.serverId);
+      const { rows } = await asApp((client) =>
+        client.query<{ body: string }>('SELECT body FROM notes'),
+      );
+      assert.deepEqual(rows, [{ body: 'kept' }], 'the server as it was');
+    } finally {
+      await sources.stop();
+    }
   });
 
   it('treats a second create with the same spec as done, keeping the server and its data', async () => {

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { Readable } from 'node:stream';
 import type { OsUser } from '@pgcloud/postgres';
 import { BASE_ENV } from '@pgcloud/postgres';
 import type { RestoreArchive } from '../database-driver.js';
 import { CorruptArchiveError } from '../database-driver.js';
+import { fetchedBody } from './fetched-body.js';
 
 const STDERR_KEPT_BYTES = 4096;
 
@@ -53,7 +53,7 @@ export async function downloadAndExtract(
   });
   const hash = createHash('sha256');
   let bytes = 0;
-  for await (const chunk of Readable.fromWeb(response.body) as AsyncIterable<Buffer>) {
+  for await (const chunk of fetchedBody(response.body, signal) as AsyncIterable<Buffer>) {
     hash.update(chunk);
     bytes += chunk.length;
     downloaded?.(bytes);

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { appendFile, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { postgresTime, recoveryTargetOption, watchReplay } from './recovery.js';
+import { postgresTime, recover, recoveryTargetOption, watchReplay } from './recovery.js';
 import { spoolFiles } from './wal-spool.js';
 
 describe('recovery targets', () => {
@@ -49,5 +49,39 @@ describe('recovery targets', () => {
     await sleep(60);
     stop();
     assert.equal(reports.at(-1), 1);
+  });
+
+  it('stops when its signal is aborted, and does not start the server again', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'pgcloud-recover-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const logFile = join(dir, 'server.log');
+    // What the log says when replay ran out of WAL before the target: recover() would start
+    // the server again without one, but not for a restore that was cancelled.
+    await writeFile(
+      logFile,
+      'FATAL:  recovery ended before configured recovery target was reached\n',
+    );
+    const cancel = new AbortController();
+    const calls: string[] = [];
+    const control = {
+      start: (options: string[]) => {
+        calls.push(`start ${options.length}`);
+        cancel.abort(new Error('cancelled'));
+        return Promise.resolve();
+      },
+      stop: (mode: string) => Promise.resolve(calls.push(`stop ${mode}`)),
+      // Nothing listens here: a look at the server would fail with ENOENT, not the abort.
+      address: { socketDir: join(dir, 'no-socket'), port: 5432 },
+      logFile,
+      signal: cancel.signal,
+    };
+    await assert.rejects(
+      recover(control, { target: { lsn: '0/3000148' }, restoreCommand: '/bin/false' }),
+      /cancelled/,
+    );
+    assert.deepEqual(calls, ['start 4']);
+    calls.length = 0;
+    await assert.rejects(recover(control, undefined), /cancelled/);
+    assert.deepEqual(calls, [], 'an aborted recovery starts nothing');
   });
 });

@@ -27,6 +27,8 @@ export interface RecoveryControl {
   address: SocketAddress;
   /** The server's log: whether recovery ended before its target is read there. */
   logFile: string;
+  /** Stops the wait for promotion (a cancelled restore, a lost lease): recover() rejects. */
+  signal?: AbortSignal;
 }
 
 /** Replay beyond the backup: where it stops, and the restore_command that feeds it. */
@@ -42,16 +44,19 @@ export interface Replay {
  * FATAL at the end of the WAL. Every commit in that WAL is then at or before the target,
  * so recovery starts again without one and replays it all. The same holds for a WAL
  * position the archive ends at: everything before it is there.
+ *
+ * The server is left as it is when recover() rejects: stopping it is the caller's cleanup.
  */
 export async function recover(control: RecoveryControl, replay: Replay | undefined): Promise<void> {
-  const { start, stop, address } = control;
+  const { start, stop, address, signal } = control;
+  signal?.throwIfAborted();
   if (!replay) {
     await start([
       '-c restore_command=/bin/false',
       '-c recovery_target=immediate',
       '-c recovery_target_action=promote',
     ]);
-    return waitForPromotion(address);
+    return waitForPromotion(address, signal);
   }
   const restoreCommand = `-c "restore_command=${replay.restoreCommand}"`;
   try {
@@ -61,13 +66,15 @@ export async function recover(control: RecoveryControl, replay: Replay | undefin
       '-c recovery_target_inclusive=on',
       '-c recovery_target_action=promote',
     ]);
-    await waitForPromotion(address);
+    await waitForPromotion(address, signal);
   } catch (err) {
+    // Cancelled: that is the reason, whatever the server did meanwhile.
+    signal?.throwIfAborted();
     const log = await readFile(control.logFile, 'utf8').catch(() => '');
     if (!log.includes(TARGET_NOT_REACHED)) throw err;
     await stop('immediate').catch(() => undefined);
     await start([restoreCommand]);
-    await waitForPromotion(address);
+    await waitForPromotion(address, signal);
   }
 }
 
@@ -134,11 +141,13 @@ export async function segmentsReplayed(dataDir: string, start: bigint): Promise<
 /**
  * pg_ctl -w returns once the server reads (a hot standby) or once it runs in recovery at
  * all (no hot standby: it takes no session until recovery ends); promotion (a new
- * timeline) comes after. A server that stopped fails the session, and so this wait.
+ * timeline) comes after. A server that stopped fails the session, and so this wait; an
+ * aborted `signal` stops it at the next look.
  */
-async function waitForPromotion(address: SocketAddress): Promise<void> {
+async function waitForPromotion(address: SocketAddress, signal?: AbortSignal): Promise<void> {
   const deadline = Date.now() + PROMOTE_TIMEOUT_MS;
   for (;;) {
+    signal?.throwIfAborted();
     let refused = false;
     const inRecovery = await withSuperuser(address, SQL_TIMEOUT_MS, async (client) => {
       const { rows } = await client.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r');

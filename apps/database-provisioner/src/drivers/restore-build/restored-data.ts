@@ -142,20 +142,23 @@ async function buildOnSpool(
           replayed,
         )
       : undefined;
+  const { signal } = spec;
+  let checkAt = recoveryAt;
   try {
     const replay =
       spool && spec.recovery
         ? { target: spec.recovery.target, restoreCommand: spool.restoreCommand }
         : undefined;
-    await recover({ start, stop, address, logFile: paths.logFile }, replay);
+    await recover(
+      { start, stop, address, logFile: paths.logFile, ...(signal ? { signal } : {}) },
+      replay,
+    );
+    stopWatching?.();
     // Promoted: segments past the target are not needed.
     await spool?.stop();
-  } finally {
-    stopWatching?.();
-  }
-  const checkAt = performance.now();
-  spec.progress?.step('check');
-  try {
+    signal?.throwIfAborted();
+    checkAt = performance.now();
+    spec.progress?.step('check');
     await adoptRestoredRoles(address, spec);
     const encrypted = await checkTlsLogin({
       host: context.host,
@@ -166,9 +169,16 @@ async function buildOnSpool(
       caPem: context.caPem,
     });
     if (!encrypted) throw new Error('the restored server accepted a login without TLS');
+  } catch (err) {
+    // Cancelled or failed anywhere from its start on: the checking server goes at once (it
+    // may still be starting, or replaying), its data with the next attempt.
+    await stop('immediate').catch(() => undefined);
+    throw err;
   } finally {
-    await stop('fast');
+    stopWatching?.();
   }
+  // Checked: a clean shutdown, so the data starts without recovery once swapped in.
+  await stop('fast');
   const walFilesApplied = await segmentsReplayed(paths.dataDir, backupStart);
   await rm(paths.walSpoolDir, { recursive: true, force: true });
   await context.seal?.(paths.dataDir);

@@ -124,6 +124,14 @@ describe('WAL spool', () => {
     await spool.stop();
   });
 
+  it('fails a fetch that stalls, aborting recovery rather than keep it waiting', async () => {
+    hold(NAMES[0] ?? '');
+    const spool = await startWalSpool(segments(), join(dir, 'spool'), OS_USER, undefined, 300);
+    assert.equal(await restoreCommand(spool.restoreCommand, NAMES[0] ?? '', join(dir, 'x')), 255);
+    assert.match(String(spool.failure()), /WAL segment \w+ did not come down in 0.3 s/);
+    await spool.stop();
+  });
+
   it('lets a waiting restore_command go, failing, once stopped', async () => {
     hold(NAMES[2] ?? '');
     const spool = await startWalSpool(segments(), join(dir, 'spool'), OS_USER);

@@ -1,14 +1,17 @@
 import { createWriteStream } from 'node:fs';
 import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { OsUser } from '@pgcloud/postgres';
 import { WAL_SEGMENT_BYTES, chownFile, ensureOwnedDir } from '@pgcloud/postgres';
 import type { RestoreSegment } from '../database-driver.js';
+import { fetchedBody } from './fetched-body.js';
 
 // Segments fetched at once: S3 answers each in about 0.3 s, replay eats one in 0.1 s.
 const PARALLEL_FETCHES = 8;
+// A segment's fetch that takes longer has stalled: it fails (and the restore with it, to be
+// tried again) rather than keep recovery waiting for it until the job's lease is lost.
+const SEGMENT_FETCH_TIMEOUT_MS = 120_000;
 // How often restore_command looks whether the segment it waits for has come in.
 const WAIT_SECONDS = 0.05;
 // restore_command's exit status when a fetch failed: above 125, recovery aborts (FATAL)
@@ -48,7 +51,8 @@ export interface WalSpool {
  * (platform-facts: fetching inside restore_command is several times slower than replay).
  * Each segment is written under a temporary name, checked and renamed, so restore_command
  * copies only whole segments; it waits for a planned segment not in yet, fails at once for
- * any other file (not in the archive), and aborts recovery once a fetch has failed. The
+ * any other file (not in the archive), and aborts recovery once a fetch has failed (or
+ * taken longer than `fetchTimeoutMs`: stalled). The
  * segment that was still being written is padded with zeros to a whole segment, as
  * pg_receivewal keeps it: replay ends where its data ends.
  */
@@ -57,6 +61,7 @@ export async function startWalSpool(
   dir: string,
   osUser: OsUser,
   signal?: AbortSignal,
+  fetchTimeoutMs = SEGMENT_FETCH_TIMEOUT_MS,
 ): Promise<WalSpool> {
   for (const segment of segments)
     if (!/^[0-9A-F]{24}$/.test(segment.name)) throw new Error(`not a WAL segment: ${segment.name}`);
@@ -79,7 +84,7 @@ export async function startWalSpool(
   const queue = [...segments.filter((s) => s.partial), ...segments.filter((s) => !s.partial)];
   const worker = async () => {
     for (let next = queue.shift(); next && !stopped.signal.aborted; next = queue.shift()) {
-      await fetchSegment(next, dir, osUser, fetchSignal);
+      await fetchSegment(next, dir, osUser, fetchSignal, fetchTimeoutMs);
       await rm(join(files.pendingDir, next.name));
     }
   };
@@ -136,21 +141,28 @@ async function fetchSegment(
   dir: string,
   osUser: OsUser,
   signal: AbortSignal,
+  timeoutMs: number,
 ): Promise<void> {
   const path = join(dir, segment.name);
   const fetching = `${path}.part`;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const stopped = AbortSignal.any([signal, timeout]);
   // A segment uploaded in pieces is their bytes one after the other.
   async function* pieces(): AsyncGenerator<Uint8Array> {
     for (const [i, url] of segment.urls.entries()) {
-      const response = await fetch(url, { signal });
+      const response = await fetch(url, { signal: stopped });
       if (!response.ok || !response.body) {
         await response.body?.cancel();
         throw new Error(`WAL segment ${segment.name} (object ${i + 1}): HTTP ${response.status}`);
       }
-      yield* Readable.fromWeb(response.body);
+      yield* fetchedBody(response.body, stopped);
     }
   }
-  await pipeline(pieces, createWriteStream(fetching, { mode: 0o600 }));
+  await pipeline(pieces, createWriteStream(fetching, { mode: 0o600 })).catch((err: unknown) => {
+    if (timeout.aborted && !signal.aborted)
+      throw new Error(`WAL segment ${segment.name} did not come down in ${timeoutMs / 1000} s`);
+    throw err;
+  });
   const file = await open(fetching, 'r+');
   try {
     const { size } = await file.stat();
