@@ -23,6 +23,7 @@ import { RedisIdempotencyStore } from './idempotency/redis-idempotency.store.js'
 import { UnreadableBodyGuard } from './http/body-parsing.js';
 import { ProjectsController, RegionsController } from './projects/projects.controller.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
+import { OverlappedSpendInterceptor } from './rate-limit/overlapped-spend.interceptor.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
 import { InMemoryRateLimitStore, RateLimitStore } from './rate-limit/rate-limit.store.js';
 import { RedisRateLimitStore } from './rate-limit/redis-rate-limit.store.js';
@@ -103,6 +104,8 @@ export class AppModule {
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useClass: UnreadableBodyGuard },
         { provide: APP_PIPE, useFactory: createValidationPipe },
+        // Outermost: a read that spends its token meanwhile is answered once the bucket has.
+        { provide: APP_INTERCEPTOR, useClass: OverlappedSpendInterceptor },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],

@@ -10,6 +10,11 @@ export interface GatewayRequest extends FastifyRequest {
   user?: AuthenticatedUser;
   /** Set once the client IP's bucket paid for this request (before a token lookup). */
   chargedToIp?: boolean;
+  /**
+   * A read whose token is spent while it is answered (rate-limit/overlapped-spend.interceptor.ts):
+   * spends it, refusing as the rate-limit guard would.
+   */
+  deferredSpend?: () => Promise<void>;
   /** The body was not valid JSON (http/body-parsing.ts answers it after authentication). */
   unreadableBody?: boolean;
   /** When this request is answered at the latest (http/request-deadline.ts). */

@@ -11,7 +11,8 @@ import { RateLimiter } from './rate-limiter.js';
  * Runs after the bearer guard and keeps spec/decisions.md's order: a request without a valid
  * token spends from its IP's bucket (429) before it is refused (401), once (the bearer
  * guard may have charged it before a token lookup); a signed-in one spends from its
- * user's bucket, sized by tier.
+ * user's bucket, sized by tier. A signed-in user's read, far from its limit, spends while
+ * it is answered (rate-limit/overlapped-spend.interceptor.ts).
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -26,8 +27,11 @@ export class RateLimitGuard implements CanActivate {
       context.getHandler(),
       context.getClass(),
     ]);
-    if (req.user || !req.chargedToIp)
-      await this.limiter.spend(req, context.switchToHttp().getResponse<FastifyReply>(), req.user);
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    const { user } = req;
+    if (user && req.method === 'GET' && this.limiter.mayOverlap(user))
+      req.deferredSpend = () => this.limiter.spend(req, reply, user);
+    else if (user || !req.chargedToIp) await this.limiter.spend(req, reply, user);
     if (!isPublic && !req.user) {
       throw new DomainError(
         'AUTH_REQUIRED',
