@@ -29,7 +29,8 @@ export class RateLimitGuard implements CanActivate {
     ]);
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     const { user } = req;
-    if (user && req.method === 'GET' && this.limiter.mayOverlap(user))
+    // A body that could not be read is answered (400) by the next guard: its bucket first.
+    if (user && req.method === 'GET' && !req.unreadableBody && this.limiter.mayOverlap(user))
       req.deferredSpend = () => this.limiter.spend(req, reply, user);
     else if (user || !req.chargedToIp) await this.limiter.spend(req, reply, user);
     if (!isPublic && !req.user) {
