@@ -23,6 +23,7 @@ import './suites/backup-takeover.suite.js';
 import './suites/backup-under-writes.suite.js';
 import './suites/backup-schedule.suite.js';
 import './suites/restores.suite.js';
+import './suites/request-bodies.suite.js';
 import './suites/restore-progress.suite.js';
 import './suites/restore-crashes.suite.js';
 import './suites/pitr.suite.js';

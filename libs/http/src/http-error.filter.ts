@@ -7,10 +7,10 @@ import { errorAnswer } from './error-response.js';
 import type { HasRequestId } from './request-id.middleware.js';
 import { pathOf } from './request-id.middleware.js';
 
-/** The answer to a body that is not valid JSON or form data. */
-export function unreadableBody(): DomainError {
+/** The answer to a body that could not be read, saying why (`reason`). */
+export function unreadableBody(reason = 'must be valid JSON or form data'): DomainError {
   return new DomainError('VALIDATION_ERROR', 'The request body could not be read.', [
-    { field: 'body', message: 'must be valid JSON or form data' },
+    { field: 'body', message: reason },
   ]);
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DomainError } from '@pgcloud/contracts';
+import { CreateDatabaseDto, DomainError } from '@pgcloud/contracts';
 import { IsString } from 'class-validator';
 import { createValidationPipe, MAX_INPUT_DEPTH, nestsDeeperThan } from './validation.pipe.js';
 
@@ -34,5 +34,26 @@ describe('the validation pipe', () => {
       await pipe.transform({ name: 'x' }, metadata),
       Object.assign(new NameDto(), { name: 'x' }),
     );
+  });
+
+  it('refuses a nested object given as an array, a string or a number, naming the field once', async () => {
+    const pipe = createValidationPipe();
+    const metadata = { type: 'body', metatype: CreateDatabaseDto, data: undefined } as const;
+    for (const config of [[], [{ cpu: 1 }], 'big', 5, true]) {
+      await assert.rejects(
+        pipe.transform({ name: 'orders', config }, metadata),
+        (err: unknown) =>
+          err instanceof DomainError &&
+          err.code === 'VALIDATION_ERROR' &&
+          JSON.stringify(err.details) ===
+            JSON.stringify([{ field: 'config', message: 'config must be an object' }]),
+        JSON.stringify(config),
+      );
+    }
+    const created = (await pipe.transform(
+      { name: 'orders', config: { cpu: 0.5 } },
+      metadata,
+    )) as CreateDatabaseDto;
+    assert.deepEqual({ ...created.config }, { cpu: 0.5, memory: 1, storage: 10 });
   });
 });

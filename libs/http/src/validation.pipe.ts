@@ -4,11 +4,12 @@ import type { ValidationError } from 'class-validator';
 import type { ErrorDetail } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
 
-/** Flattens class-validator's tree into `[{field, message}]`. */
+/** Flattens class-validator's tree into `[{field, message}]`, each message of a field once. */
 export function validationDetails(errors: ValidationError[], parent = ''): ErrorDetail[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) => ({ field, message }));
+    const messages = new Set(Object.values(error.constraints ?? {}));
+    const own = [...messages].map((message) => ({ field, message }));
     return [...own, ...validationDetails(error.children ?? [], field)];
   });
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type {
   Backup,
   CreatedBackup,
@@ -113,6 +113,11 @@ export class BackupsController {
     summary: 'Restore a backup',
     description:
       'In place: the database goes `restoring` (reads work, writes are refused), the restored data is built beside it and swapped in once checked, with the same connection details. With `target_database`: a new database of the project, `restoring` at once, with its own credentials; the source stays as it is.',
+  })
+  @ApiBody({
+    type: RestoreBackupDto,
+    required: false,
+    description: 'No body restores in place; a body that cannot be read is refused (400).',
   })
   @ApiEnvelope(CreatedRestoreModel, { status: 201, description: 'The restore, pending.' })
   @ApiEnvelope(RestoreDryRunModel, {

@@ -71,7 +71,7 @@ export class DevicePageController {
   @ApiHtml(503, 'The form again: the sign-in service did not answer.')
   @ApiErrors('PAYLOAD_TOO_LARGE')
   async answer(
-    // Undefined when the body was of a type no parser reads (text/plain, multipart).
+    // Undefined when no body was sent (one of another type is refused before this runs).
     @Body() body: Record<string, unknown> | undefined,
     @Req() req: GatewayRequest,
     @Res() reply: FastifyReply,

@@ -1,17 +1,25 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { UNREADABLE, isUtf8, parseFormBody, parseJsonBody } from './body-parsing.js';
+import { isUtf8, parseFormBody, parseJsonBody } from './body-parsing.js';
 
 describe('parseJsonBody', () => {
-  it('reads a JSON object or array, and an empty body as an empty object', () => {
-    assert.deepEqual(parseJsonBody(' {"name":"x"} '), { name: 'x' });
-    assert.deepEqual(parseJsonBody('[1]'), [1]);
-    assert.deepEqual(parseJsonBody(' \n'), {});
+  it('reads a JSON object, and an empty body as an empty object', () => {
+    assert.deepEqual(parseJsonBody(' {"name":"x"} '), { body: { name: 'x' } });
+    assert.deepEqual(parseJsonBody(' \n'), { body: {} });
+    assert.deepEqual(parseJsonBody(''), { body: {} });
   });
 
-  it('refuses anything else: broken JSON, bare values, stray characters', () => {
-    for (const text of ['{', '{"a":', "{'a':1}", '"x"', '1', 'null', 'nul', ']', '\u0000', '{}}'])
-      assert.equal(parseJsonBody(text), UNREADABLE, JSON.stringify(text));
+  it('refuses broken JSON, a body cut off mid-way among it', () => {
+    const whole = '{"target_database": "copy"}';
+    for (let length = 1; length < whole.length; length++)
+      assert.equal(parseJsonBody(whole.slice(0, length)), 'json', whole.slice(0, length));
+    for (const text of ['{', '{"a":', "{'a':1}", 'nul', ']', '\u0000', '{}}'])
+      assert.equal(parseJsonBody(text), 'json', JSON.stringify(text));
+  });
+
+  it('refuses JSON whose top level is not an object', () => {
+    for (const text of ['[]', '[{"name":"x"}]', '"x"', '5', 'true', 'null'])
+      assert.equal(parseJsonBody(text), 'object', text);
   });
 });
 

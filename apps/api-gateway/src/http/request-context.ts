@@ -2,6 +2,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import { createParamDecorator } from '@nestjs/common';
 import type { AuthenticatedUser, RequestContext } from '@pgcloud/contracts';
 import type { FastifyRequest } from 'fastify';
+import type { BodyProblem } from './body-parsing.js';
 
 /** What the gateway keeps on each request (declared on Fastify's requests in http/edge.ts). */
 export interface GatewayRequest extends FastifyRequest {
@@ -15,8 +16,8 @@ export interface GatewayRequest extends FastifyRequest {
    * spends it, refusing as the rate-limit guard would.
    */
   deferredSpend?: () => Promise<void>;
-  /** The body was not valid JSON (http/body-parsing.ts answers it after authentication). */
-  unreadableBody?: boolean;
+  /** Why the body could not be read (http/body-parsing.ts answers it after authentication). */
+  unreadableBody?: BodyProblem;
   /** When this request is answered at the latest (http/request-deadline.ts). */
   deadline?: number;
 }

@@ -1121,7 +1121,10 @@ export type GetBackupDownloadResponses = {
 export type GetBackupDownloadResponse = GetBackupDownloadResponses[keyof GetBackupDownloadResponses];
 
 export type RestoreBackupData = {
-    body: RestoreBackupDto;
+    /**
+     * No body restores in place; a body that cannot be read is refused (400).
+     */
+    body?: RestoreBackupDto;
     headers?: {
         /**
          * Names this request so it can be sent again safely: 1 to 255 printable ASCII characters, a new one for each new request (a UUID, say). The same key from the same account with the same method, path and body within 24 hours gives the first answer again (its status and body, success or 4xx error) with `Idempotent-Replayed: true`, and creates nothing more; with another request it is 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still being answered, 409 `OPERATION_IN_PROGRESS`. After a 5xx the key is free again.

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   IsNotIn,
+  IsObject,
   IsNumber,
   IsOptional,
   IsString,
@@ -111,7 +112,9 @@ export class CreateDatabaseDto {
 
   @ApiPropertyOptional({ type: () => DatabaseConfigDto })
   @IsOptional()
-  @ValidateNested()
+  // ValidateNested alone takes an array (and checks its items): config is one object.
+  @IsObject({ message: 'config must be an object' })
+  @ValidateNested({ message: 'config must be an object' })
   @Type(() => DatabaseConfigDto)
   config?: DatabaseConfigDto;
 }

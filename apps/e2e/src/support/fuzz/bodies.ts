@@ -9,7 +9,8 @@ export interface FuzzBody {
   what: string;
   /**
    * True when the gateway surely refuses it before any handler runs, whatever else the
-   * request holds: unreadable JSON, an unreadable charset, a body over 64 KiB.
+   * request holds: unreadable or cut-off JSON, JSON that is no object, an unreadable
+   * charset, a body of a type it does not read, a body over 64 KiB.
    */
   surelyRefused: boolean;
 }
@@ -48,8 +49,27 @@ function json(value: unknown, what: string, contentType = 'application/json'): F
   return { bytes: Buffer.from(JSON.stringify(value)), contentType, what, surelyRefused: false };
 }
 
-function refused(bytes: Buffer, what: string, contentType = 'application/json'): FuzzBody {
+function refused(
+  bytes: Buffer,
+  what: string,
+  contentType: string | undefined = 'application/json',
+): FuzzBody {
   return { bytes, contentType, what, surelyRefused: true };
+}
+
+/** The types a JSON body is sent as: its own, none at all, or plain text. */
+const JSON_SENT_AS = ['application/json', undefined, 'text/plain'];
+
+/**
+ * A body of the route cut off mid-way, as a dropped connection or a proxy leaves it: never
+ * to be taken for an absent body, which an optional body's route reads as its default.
+ */
+function truncated(prng: Prng, fields: BodyField[]): FuzzBody {
+  const body = objectBody(prng, fields);
+  body[fields[0]?.name ?? 'target_database'] ??= 'copy';
+  const whole = JSON.stringify(body);
+  const bytes = Buffer.from(whole.slice(0, 1 + prng.int(whole.length - 1)));
+  return refused(bytes, 'truncated json', prng.pick(JSON_SENT_AS));
 }
 
 /** A body for the route: odd JSON, odd encodings, odd content types, or none. */
@@ -60,12 +80,18 @@ export function fuzzBody(prng: Prng, route: FuzzRoute): FuzzBody {
     () => json(objectBody(prng, fields), 'json object'),
     () => json({ ...objectBody(prng, fields), extra_field: oddString(prng) }, 'extra field'),
     () => json({}, 'empty object'),
-    () => json([objectBody(prng, fields)], 'array body'),
-    () => json(prng.pick([[], [1, 2], [[]]]), 'array body'),
+    () => ({ ...json([objectBody(prng, fields)], 'array body'), surelyRefused: true }),
+    () => ({ ...json(prng.pick([[], [1, 2], [[]]]), 'array body'), surelyRefused: true }),
     () => refused(Buffer.from(prng.pick(['1', '"x"', 'true', 'null'])), 'scalar body'),
     () => refused(Buffer.from(prng.pick(INVALID_JSON)), 'invalid json'),
+    () => truncated(prng, fields),
+    () => truncated(prng, fields),
     () => json(nested(prng), 'deep nesting'),
-    () => ({ ...json(objectBody(prng, fields), 'no content type'), contentType: undefined }),
+    () => ({
+      ...json(objectBody(prng, fields), 'no content type'),
+      contentType: undefined,
+      surelyRefused: true,
+    }),
     () => refused(Buffer.from('x'.repeat(70_000)), 'over 64 KiB'),
     () => json({ ...objectBody(prng, fields), pad: 'y'.repeat(66_000) }, 'padded'),
     () => invalidUtf8(prng, fields),
@@ -73,8 +99,8 @@ export function fuzzBody(prng: Prng, route: FuzzRoute): FuzzBody {
       refused(Buffer.from('{"name":"x"}'), 'latin1 charset', 'application/json; charset=latin1'),
     () =>
       refused(Buffer.from('{"name":"x"}'), 'utf-16 charset', 'application/json; charset=utf-16'),
-    () => json(objectBody(prng, fields), 'text/plain', 'text/plain'),
-    () => json(objectBody(prng, fields), 'xml type', 'application/xml'),
+    () => ({ ...json(objectBody(prng, fields), 'text/plain', 'text/plain'), surelyRefused: true }),
+    () => ({ ...json(objectBody(prng, fields), 'xml', 'application/xml'), surelyRefused: true }),
     () => multipart(prng, fields),
     () => urlencoded(prng, fields),
     () => ({
@@ -120,7 +146,7 @@ function multipart(prng: Prng, fields: BodyField[]): FuzzBody {
     bytes: Buffer.from(`${parts.join('')}--${boundary}--\r\n`),
     contentType: `multipart/form-data; boundary=${boundary}`,
     what: 'multipart',
-    surelyRefused: false,
+    surelyRefused: true,
   };
 }
 
@@ -136,7 +162,10 @@ function urlencoded(prng: Prng, fields: BodyField[]): FuzzBody {
   };
 }
 
-/** The body a request gets when it must not reach its handler: unreadable JSON. */
-export function unreadableBody(prng: Prng): FuzzBody {
-  return refused(Buffer.from(prng.pick(INVALID_JSON)), 'invalid json (guarded)');
+/** The body a request gets when it must not reach its handler: unreadable or cut-off JSON. */
+export function unreadableBody(prng: Prng, route: FuzzRoute): FuzzBody {
+  const body = prng.chance(0.5)
+    ? truncated(prng, route.bodyFields)
+    : refused(Buffer.from(prng.pick(INVALID_JSON)), 'invalid json');
+  return { ...body, what: `${body.what} (guarded)` };
 }

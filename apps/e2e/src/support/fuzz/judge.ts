@@ -63,6 +63,9 @@ export function judge(request: PlannedRequest, path: string, answer: RawAnswer):
   const foreign = Object.values(request.params).some((value) => value.kind === 'foreign');
   if (status < 300 && foreign && request.caller !== 'anonymous')
     problems.push("another user's id was accepted");
+  // GET and HEAD bodies are never read; any other method's must not pass for no body.
+  if (status < 300 && request.body.surelyRefused && !['GET', 'HEAD'].includes(request.method))
+    problems.push('a body the gateway cannot read was accepted');
   if (request.method === 'HEAD') {
     if (answer.text.length > 0) problems.push('a HEAD answer with a body');
   } else if (unwrapped(bare) && (html || status < 300)) {

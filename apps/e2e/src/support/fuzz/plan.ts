@@ -118,7 +118,7 @@ export function planRequest(
     changesState(method, route.path) &&
     !request.body.surelyRefused
   )
-    request.body = unreadableBody(prng);
+    request.body = unreadableBody(prng, route);
   return request;
 }
 
