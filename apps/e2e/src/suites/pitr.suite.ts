@@ -20,6 +20,7 @@ import {
   receiverStatus,
   receivewalOf,
   recoveryWindow,
+  segmentStored,
   waitForArchive,
 } from '../support/pitr.js';
 import { newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js';
@@ -147,7 +148,19 @@ describe('PITR, part 1: the receiver, the archive and the recovery window', () =
     );
     for (const segment of segments) {
       assert.equal(segment.size_bytes, 16 * 1024 * 1024);
-      assert.equal(objects.get(segment.filename), segment.size_bytes, segment.filename);
+      // Whole under its name, or (written while the receiver flushed it) in pieces named
+      // `<segment>.<start>-<end>` that cover it, each of its own length.
+      const whole = objects.get(segment.filename);
+      if (whole !== undefined) assert.equal(whole, segment.size_bytes, segment.filename);
+      else
+        for (const [name, size] of objects) {
+          const piece = new RegExp(`^${segment.filename}\\.([0-9a-f]{8})-([0-9a-f]{8})$`).exec(
+            name,
+          );
+          if (piece)
+            assert.equal(size, parseInt(piece[2] ?? '', 16) - parseInt(piece[1] ?? '', 16));
+        }
+      assert.ok(segmentStored(segment.filename, new Set(objects.keys())), segment.filename);
       assert.ok(Date.parse(segment.archived_at) > 0);
     }
     assert.equal(page.archives.length, 1);
