@@ -115,7 +115,11 @@ export class Stack {
       const s3 = await provideS3({ ...process.env, ...env }, stack.dataDir);
       Object.assign(env, s3.env);
       stack.localS3 = s3.localS3;
-      for (const app of resolved.apps) await stack.startApp(app);
+      // All at once: each waits mostly on its own boot and migrations (the metadata
+      // database and schemas are made safely by whichever comes first).
+      const started = await Promise.allSettled(resolved.apps.map((app) => stack.startApp(app)));
+      const failed = started.find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
     } catch (err) {
       await stack.stop();
       throw err;
