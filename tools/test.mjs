@@ -1,14 +1,18 @@
-// `npm test`: lint, type check and build, then the unit, integration and e2e tests in one
-// run of node's test runner (the e2e suite starts its stack once, in its own process),
-// ending with the ten slowest suites (tools/slowest-suites.mjs).
+// `npm test`: lint, type check and build, then every test; `npm test -- unit|int|e2e` runs
+// one kind, `npm test -- <area>` (restores, gateway, kubernetes, ...) the unit, integration
+// and e2e tests of one area. Tests run in two phases of node's test runner: first the e2e
+// groups that mostly wait (each group a process with a stack of its own) and the unit and
+// integration files, TEST_CONCURRENCY at a time, then the e2e groups that load the machine,
+// one at a time. The run ends with the slowest suites of both phases and one line of counts.
 import { execSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BASE_IMAGE, ensureBaseImage, ensureEngine } from './container-engine.mjs';
 import { build, installDependencies } from './prepare.mjs';
+import { summary } from './suite-times.mjs';
 import {
   CEPH,
   CHROMIUM,
@@ -23,6 +27,15 @@ const step = (title, command) => {
   console.log(`\n== ${title}: ${command}`);
   execSync(command, { cwd: root, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
 };
+/**
+ * Test files run at once in the first phase (TEST_CONCURRENCY). One by default: on two
+ * cores the suites are bound by the CPU (they load, back up and restore real data), not by
+ * waiting. Measured here: four at a time made every suite three to five times as long
+ * (backups: real base backups 32 s alone, 182 s), two at a time still two to three times
+ * (PITR restores 276 s); at both, the first phase alone still ran after 19 minutes, where
+ * every test one at a time took about 15.
+ */
+const SIDE_BY_SIDE = Number(process.env.TEST_CONCURRENCY ?? 1);
 
 function testFiles(dir, pattern, found = []) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -34,38 +47,49 @@ function testFiles(dir, pattern, found = []) {
   return found;
 }
 
-const only = process.argv[2]; // unit | int | e2e, to run one kind
+const KINDS = ['unit', 'int', 'e2e'];
+const argument = process.argv[2];
+const kind = KINDS.includes(argument) ? argument : undefined;
+const area = kind ? undefined : argument;
 // On a fresh clone `npm test` comes first: install what `npm ci` would, then build (first,
 // since type-aware lint reads the libraries' declarations from their dist/).
 installDependencies();
 console.log('\n== type check and build');
 build();
-if (!only) step('lint', 'npm run lint');
+if (!argument) step('lint', 'npm run lint');
 
-const kinds = {
-  unit: /\.spec\.js$/,
-  int: /\.int-spec\.js$/,
-  e2e: /\.e2e\.js$/,
-};
-const files = Object.entries(kinds)
-  .filter(([kind]) => !only || kind === only)
-  .flatMap(([, pattern]) =>
-    ['libs', 'apps'].flatMap((dir) => testFiles(join(root, dir), pattern)).sort(),
-  );
+const { E2E_GROUPS, groupsOf, suitesOfArea, specMatchesArea } =
+  await import('../apps/e2e/dist/groups.js');
+const specs = (pattern) =>
+  ['libs', 'apps']
+    .flatMap((dir) => testFiles(join(root, dir), pattern))
+    .filter((file) => !area || specMatchesArea(file, area))
+    .sort();
+const unitFiles = !kind || kind === 'unit' ? specs(/\.spec\.js$/) : [];
+const intFiles = !kind || kind === 'int' ? specs(/\.int-spec\.js$/) : [];
+const suites = area ? suitesOfArea(area) : undefined;
+const groups = !kind || kind === 'e2e' ? groupsOf(suites) : [];
+if (unitFiles.length + intFiles.length + groups.length === 0) {
+  const areas = [...new Set(E2E_GROUPS.flatMap((group) => group.areas))].sort().join(', ');
+  console.error(`npm test: no tests of "${argument}"; kinds: ${KINDS.join(', ')}; areas: ${areas}`);
+  process.exit(2);
+}
+const groupFile = (group) => join('apps', 'e2e', 'dist', 'groups', `${group.name}.e2e.js`);
 
 // One local S3 (a single-node Ceph RGW) for the whole run, unless S3_ENDPOINT names one:
 // every stack and integration test gets its own bucket in it.
 let localS3;
 let s3Env = {};
-if (only !== 'unit') {
+if (intFiles.length + groups.length > 0) {
+  const containers = groups.some((group) => group.containers);
   // One apt-get run for all of them: the local S3, the browser test, the container suite.
   ensurePackages(
     ...(process.env.S3_ENDPOINT ? [] : [CEPH]),
-    ...(process.env.CHROMIUM_PATH || only === 'int' ? [] : [CHROMIUM]),
-    ...(only === 'int' ? [] : [DOCKER, DOCKER_COMPOSE, MMDEBSTRAP]),
+    ...(process.env.CHROMIUM_PATH || groups.length === 0 ? [] : [CHROMIUM]),
+    ...(containers ? [DOCKER, DOCKER_COMPOSE, MMDEBSTRAP] : []),
   );
-  if (only !== 'int') {
-    // The container suite (e2e) builds the image from a local Debian base on this engine.
+  if (containers) {
+    // The container suite builds the image from a local Debian base on this engine.
     console.log(`\n== Docker engine and the ${BASE_IMAGE} image`);
     mkdirSync(join(root, '.data', 'logs'), { recursive: true });
     ensureBaseImage(await ensureEngine(join(root, '.data', 'logs', 'dockerd.log')));
@@ -78,23 +102,55 @@ if (only !== 'unit') {
     join(tmpdir(), `pgcloud-s3-${checkout}`),
   ));
 }
-console.log(`\n== tests: ${files.length} files`);
-const result = spawnSync(
-  process.execPath,
-  [
-    '--enable-source-maps',
-    '--test',
-    ...['spec', join(root, 'tools', 'slowest-suites.mjs')].flatMap((reporter) => [
-      `--test-reporter=${reporter}`,
-      '--test-reporter-destination=stdout',
-    ]),
-    ...files,
-  ],
+
+const timesDir = join(root, '.data', 'test-times');
+rmSync(timesDir, { recursive: true, force: true });
+mkdirSync(timesDir, { recursive: true });
+const env = {
+  ...process.env,
+  ...s3Env,
+  ...(suites ? { PGCLOUD_E2E_SUITES: [...suites].join(',') } : {}),
+};
+const phases = [
   {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, ...s3Env },
+    title: `${SIDE_BY_SIDE} at a time`,
+    concurrency: SIDE_BY_SIDE,
+    files: [...groups.filter((g) => !g.alone).map(groupFile), ...intFiles, ...unitFiles],
   },
-);
+  {
+    title: 'e2e groups that load the machine, one at a time',
+    concurrency: 1,
+    files: groups.filter((g) => g.alone).map(groupFile),
+  },
+].filter((phase) => phase.files.length > 0);
+
+let failed = false;
+const startedAt = Date.now();
+for (const [index, phase] of phases.entries()) {
+  console.log(`\n== tests, ${phase.title}: ${phase.files.length} files`);
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--enable-source-maps',
+      '--test',
+      `--test-concurrency=${phase.concurrency}`,
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${join(root, 'tools', 'suite-times.mjs')}`,
+      `--test-reporter-destination=${join(timesDir, `phase-${index + 1}.jsonl`)}`,
+      ...phase.files,
+    ],
+    { cwd: root, stdio: 'inherit', env },
+  );
+  if (result.status !== 0) failed = true;
+}
 await localS3?.destroy();
-process.exit(result.status ?? 1);
+
+const lines = readdirSync(timesDir).flatMap((file) =>
+  readFileSync(join(timesDir, file), 'utf8').split('\n'),
+);
+const { counts, text } = summary(lines, 10, root);
+const minutes = ((Date.now() - startedAt) / 60_000).toFixed(1);
+console.log(`\n${text}\nThe tests took ${minutes} min.\n`);
+console.log(`tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+process.exit(failed || counts.failed > 0 ? 1 : 0);

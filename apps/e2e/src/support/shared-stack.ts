@@ -41,6 +41,11 @@ export function sharedStack(): Promise<Stack> {
   return started;
 }
 
+/** The shared stack when a suite of this process started it, else undefined. */
+export function startedSharedStack(): Promise<Stack> | undefined {
+  return started;
+}
+
 /** Stops the shared stack, when one was started. */
 export async function stopSharedStack(): Promise<void> {
   if (started) await (await started).stop();
