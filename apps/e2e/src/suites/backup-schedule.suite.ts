@@ -10,10 +10,11 @@ import { runningDatabase } from '../support/databases.js';
 import { sleep } from '../support/device-flow.js';
 import { ownStack } from '../support/shared-stack.js';
 
-const PERIOD_S = 8;
-const RETENTION_S = 20;
+const PERIOD_S = 5;
+const RETENTION_S = 12;
 const CHECK_S = 1;
-const OBSERVE_MS = 34_000;
+// Over four periods, and long enough for the first backups to expire while watched.
+const OBSERVE_MS = 22_000;
 
 /** Short periods and retention, two backup-service replicas: a stack of its own. */
 describe('automated backups: one per database and period, expired ones swept', () => {

@@ -15,36 +15,48 @@ import { ownStack } from '../support/shared-stack.js';
 const READ_ONLY_OVERRIDES =
   "SELECT count(*) FROM pg_db_role_setting WHERE setconfig::text LIKE '%read_only%'";
 
-/** A stack of its own: these tests kill its processes. */
-describe('the provisioner watching its servers: crashes and the storage limit', () => {
-  let stack: Stack;
-  let user: SignedIn;
-  let project: Project;
+/** What the suites below share: their own stack, a reconcile pass every 2 s, a project. */
+interface Watched {
+  stack: Stack;
+  user: SignedIn;
+  project: Project;
+}
 
+/** Starts a stack of the suite's own before its tests, and stops it after them. */
+function watchedStack(login: string): Watched {
+  const watched = {} as Watched;
   before(async () => {
-    stack = await ownStack({
+    watched.stack = await ownStack({
       RECONCILE_INTERVAL_SECONDS: '2',
       JOB_LEASE_SECONDS: '3',
     });
-    user = await signIn(new ApiClient(stack.baseUrl), 'crash-tester');
-    project = expectData<Project>(await user.api.post('/projects', { name: 'crashes' }), 201);
+    watched.user = await signIn(new ApiClient(watched.stack.baseUrl), login);
+    watched.project = expectData<Project>(
+      await watched.user.api.post('/projects', { name: 'crashes' }),
+      201,
+    );
   });
-
   after(async () => {
-    await stack?.stop();
+    await watched.stack?.stop();
   });
+  return watched;
+}
+
+/** These tests kill the stack's processes. */
+describe('the provisioner watching its servers: crashes', () => {
+  const w = watchedStack('crash-tester');
 
   it('finishes or fails a database whose provisioner was killed mid-create, never stuck', async () => {
     expectData(
-      await user.api.post(`/projects/${project.id}/databases`, { name: 'interrupted' }),
+      await w.user.api.post(`/projects/${w.project.id}/databases`, { name: 'interrupted' }),
       201,
     );
     await sleep(150); // the provisioning job is under way
-    await stack.stopApp('database-provisioner', 'SIGKILL');
-    await stack.startApp('database-provisioner');
+    await w.stack.stopApp('database-provisioner', 'SIGKILL');
+    await w.stack.startApp('database-provisioner');
     const database = await waitForStatus(
-      user.api,
-      project.id,
+      w.user.api,
+      w.project.id,
       'interrupted',
       ['running', 'failed'],
       60_000,
@@ -54,8 +66,8 @@ describe('the provisioner watching its servers: crashes and the storage limit', 
       assert.equal(
         await psql(
           (
-            await user.api.get<{ data: { connection_string: string } }>(
-              `/projects/${project.id}/databases/interrupted/url`,
+            await w.user.api.get<{ data: { connection_string: string } }>(
+              `/projects/${w.project.id}/databases/interrupted/url`,
             )
           ).body.data.connection_string,
           'SELECT 1',
@@ -67,11 +79,11 @@ describe('the provisioner watching its servers: crashes and the storage limit', 
     // once the reconciler (every 2 s here) has removed what the killed provisioner left.
     await eventually(async () => {
       const { databases } = expectData<{ databases: Database[] }>(
-        await user.api.get(`/projects/${project.id}/databases`),
+        await w.user.api.get(`/projects/${w.project.id}/databases`),
         200,
       );
       const known = new Set(databases.map((d) => d.platform_service_id));
-      const dataDir = stack.env['DATA_DIR'] ?? '';
+      const dataDir = w.stack.env['DATA_DIR'] ?? '';
       const servers = readdirSync(join(dataDir, 'local', 'servers')).filter((name) =>
         name.startsWith('srv_'),
       );
@@ -80,13 +92,13 @@ describe('the provisioner watching its servers: crashes and the storage limit', 
   });
 
   it('brings back a database server killed with kill -9, data intact', async () => {
-    const { database, connection } = await runningDatabase(user.api, project.id, 'phoenix');
+    const { database, connection } = await runningDatabase(w.user.api, w.project.id, 'phoenix');
     await psql(
       connection.connection_string,
       'CREATE TABLE survivors (name text); INSERT INTO survivors VALUES ($$ada$$)',
     );
     process.kill(
-      postmasterPid(stack.env['DATA_DIR'] ?? '', database.platform_service_id),
+      postmasterPid(w.stack.env['DATA_DIR'] ?? '', database.platform_service_id),
       'SIGKILL',
     );
     // The reconciler (every 2 s here) starts it again; until then psql fails, and past the
@@ -101,8 +113,14 @@ describe('the provisioner watching its servers: crashes and the storage limit', 
       { intervalMs: 250 },
     );
   });
+});
+
+/** About 1.15 GB written past a 1 GiB limit: a suite, and a stack, of its own. */
+describe('the provisioner watching its servers: the storage limit', () => {
+  const w = watchedStack('limit-tester');
 
   it('turns a database read-only at its storage limit, and writable again below it', async () => {
+    const { user, project } = w;
     const { connection } = await runningDatabase(user.api, project.id, 'filling', {
       cpu: 1,
       memory: 1,

@@ -21,10 +21,11 @@ import { allSegments, recoveryWindow, waitForArchive } from '../support/pitr.js'
 import { waitForRestore } from '../support/restores.js';
 import { ownStack } from '../support/shared-stack.js';
 
-const DAY_S = 20; // retention_days 1 lasts 20 s here
-const PERIOD_S = 8; // an automated backup every 8 s
-const BACKUP_EXPIRY_S = 10;
-const RUN_MS = 45_000;
+const DAY_S = 12; // retention_days 1 lasts 12 s here
+const PERIOD_S = 5; // an automated backup every 5 s
+const BACKUP_EXPIRY_S = 6;
+// Writes for longer than a retention day and a period, so backups and WAL fall out of it.
+const RUN_MS = 28_000;
 const FILL_SQL =
   'INSERT INTO filler (note) SELECT repeat(md5(g::text), 30) FROM generate_series(1, 20000) g';
 

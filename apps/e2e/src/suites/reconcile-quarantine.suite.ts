@@ -15,7 +15,7 @@ import { ownStack, uniqueLogin } from '../support/shared-stack.js';
 // without a record is stopped and quarantined, and deleted only after the grace period;
 // more strays at once than QUARANTINE_MAX_SERVERS is taken for the wrong metadata database.
 
-const GRACE_SECONDS = 20;
+const GRACE_SECONDS = 12;
 
 /** Runs SQL on a metadata database (the operator's view, not the API's). */
 async function onMetadata(url: string, sql: string, params: unknown[] = []): Promise<void> {
