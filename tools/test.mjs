@@ -2,8 +2,8 @@
 // one kind, `npm test -- <area>` (restores, gateway, kubernetes, ...) the unit, integration
 // and e2e tests of one area. Tests run in two phases of node's test runner: first the e2e
 // groups that mostly wait (each group a process with a stack of its own) and the unit and
-// integration files, TEST_CONCURRENCY at a time, then the e2e groups that load the machine,
-// one at a time. The run ends with the slowest suites of both phases and one line of counts.
+// integration files, TEST_CONCURRENCY at a time, then the e2e group that loads the machine.
+// The run ends with the slowest suites of both phases and one line of counts.
 import { execSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -58,7 +58,7 @@ console.log('\n== type check and build');
 build();
 if (!argument) step('lint', 'npm run lint');
 
-const { E2E_GROUPS, groupsOf, suitesOfArea, specMatchesArea } =
+const { AREAS, groupsOf, suitesOfArea, specMatchesArea } =
   await import('../apps/e2e/dist/groups.js');
 const specs = (pattern) =>
   ['libs', 'apps']
@@ -70,7 +70,7 @@ const intFiles = !kind || kind === 'int' ? specs(/\.int-spec\.js$/) : [];
 const suites = area ? suitesOfArea(area) : undefined;
 const groups = !kind || kind === 'e2e' ? groupsOf(suites) : [];
 if (unitFiles.length + intFiles.length + groups.length === 0) {
-  const areas = [...new Set(E2E_GROUPS.flatMap((group) => group.areas))].sort().join(', ');
+  const areas = AREAS.join(', ');
   console.error(`npm test: no tests of "${argument}"; kinds: ${KINDS.join(', ')}; areas: ${areas}`);
   process.exit(2);
 }

@@ -29,9 +29,10 @@ describe('the e2e groups', () => {
     assert.deepEqual([...suitesOfArea('restore')].sort(), restores);
     assert.deepEqual(
       groupsOf(new Set(restores)).map((group) => group.name),
-      ['restores', 'pitr'],
+      ['cloud'],
     );
-    assert.ok(suitesOfArea('gateway').has('rate-limits'), 'by its group');
+    assert.ok(suitesOfArea('gateway').has('rate-limits'), 'by its areas');
+    assert.deepEqual([...suitesOfArea('kubernetes')], ['kubernetes-driver']);
     assert.ok(specMatchesArea('apps/database-provisioner/dist/restores/x.spec.js', 'restores'));
     assert.ok(!specMatchesArea('apps/api-gateway/dist/http/body-parsing.spec.js', 'restores'));
     assert.equal(groupsOf().length, E2E_GROUPS.length);

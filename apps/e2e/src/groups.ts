@@ -1,14 +1,12 @@
 /**
  * The e2e suites in groups. Each group is a test file of its own (groups/<name>.e2e.ts), so
- * a process with its own shared stack: groups run side by side, the suites of one group one
- * after another. A suite belongs to the areas its name says (`restore-progress`: restore,
- * progress) and to the group's; `npm test -- <area>` runs those suites and the unit and
- * integration files whose path names the area.
+ * a process with its own shared stack, and its suites run one after another. Few groups:
+ * a stack takes some 15 s of the two cores to start. A suite belongs to the areas its name
+ * says (`restore-progress`: restore, progress) and to those of SUITE_AREAS; `npm test --
+ * <area>` runs those suites and the unit and integration files whose path names the area.
  */
 export interface E2eGroup {
   name: string;
-  /** What `npm test -- <area>` knows this group's suites by, beyond their own names. */
-  areas: readonly string[];
   suites: readonly string[];
   /**
    * Loads the machine itself or measures behaviour under load: runs after the others, with
@@ -25,102 +23,60 @@ export interface E2eGroup {
 
 export const E2E_GROUPS: readonly E2eGroup[] = [
   {
-    name: 'edge',
-    areas: ['gateway'],
+    name: 'cloud',
     scansLogs: true,
+    downloads: true,
     suites: [
       'http-edge',
       'edge-hardening',
       'device-flow',
       'authentication',
       'projects',
+      'partial-stack',
+      'local-idp-gate',
+      'github-provider',
       'openapi',
       'message-validation',
+      'databases',
+      'database-crashes',
+      'reconcile-quarantine',
+      'database-capacity',
+      'backups',
+      'backup-takeover',
+      'backup-schedule',
+      'restores',
       'request-bodies',
+      'restore-progress',
+      'restore-crashes',
+      'pitr',
+      'pitr-restores',
+      'pitr-takeover',
+      'pitr-retention',
+      'kubernetes-driver',
+      'cascades',
+      'idempotency',
+      'outages',
       'management',
       'browser-device-flow',
+      'cli',
     ],
   },
   {
-    name: 'stacks',
-    areas: ['gateway'],
-    scansLogs: true,
-    suites: ['partial-stack', 'local-idp-gate', 'github-provider', 'idempotency'],
-  },
-  {
-    name: 'limits',
-    areas: ['gateway'],
-    alone: true,
-    scansLogs: true,
-    suites: ['rate-limits', 'multi-gateway'],
-  },
-  {
-    name: 'databases',
-    areas: ['database', 'provisioner'],
-    scansLogs: true,
-    suites: ['databases', 'database-capacity', 'cascades'],
-  },
-  {
-    name: 'database-faults',
-    areas: ['database', 'provisioner'],
-    scansLogs: true,
-    suites: ['database-crashes', 'reconcile-quarantine'],
-  },
-  {
-    name: 'backups',
-    areas: ['backup'],
-    scansLogs: true,
-    downloads: true,
-    suites: ['backups', 'backup-schedule', 'backup-takeover'],
-  },
-  {
-    name: 'backup-load',
-    areas: ['backup'],
-    alone: true,
-    scansLogs: true,
-    suites: ['backup-faults', 'backup-under-writes'],
-  },
-  {
-    name: 'restores',
-    areas: ['restore'],
-    scansLogs: true,
-    suites: ['restores', 'restore-progress', 'restore-crashes'],
-  },
-  {
-    name: 'pitr',
-    areas: ['pitr'],
-    scansLogs: true,
-    suites: ['pitr', 'pitr-restores'],
-  },
-  {
-    name: 'pitr-leases',
-    areas: ['pitr'],
-    scansLogs: true,
-    suites: ['pitr-takeover', 'pitr-retention'],
-  },
-  {
-    name: 'kubernetes',
-    areas: ['kubernetes', 'provisioner'],
-    scansLogs: true,
-    suites: ['kubernetes-driver'],
-  },
-  {
-    name: 'operations',
-    areas: ['cli', 'deploy'],
-    scansLogs: true,
-    suites: ['outages', 'cli'],
-  },
-  {
-    name: 'containers',
-    areas: ['deploy', 'container'],
+    name: 'load',
     alone: true,
     scansLogs: true,
     containers: true,
-    suites: ['containers', 'fuzz'],
+    suites: [
+      'rate-limits',
+      'multi-gateway',
+      'backup-faults',
+      'backup-under-writes',
+      'containers',
+      'fuzz',
+    ],
   },
   {
     name: 'daemon',
-    areas: ['daemon', 'local'],
     suites: [
       'local-daemon-access',
       'local-daemon-templates',
@@ -133,20 +89,61 @@ export const E2E_GROUPS: readonly E2eGroup[] = [
   },
 ];
 
+/** Areas a suite belongs to beyond the words of its name. */
+const SUITE_AREAS: Readonly<Record<string, readonly string[]>> = {
+  'http-edge': ['gateway'],
+  'edge-hardening': ['gateway'],
+  'device-flow': ['gateway', 'auth'],
+  authentication: ['gateway'],
+  projects: ['gateway'],
+  'partial-stack': ['gateway', 'auth'],
+  'local-idp-gate': ['auth'],
+  'github-provider': ['auth'],
+  openapi: ['gateway'],
+  'message-validation': ['gateway', 'messaging'],
+  'request-bodies': ['gateway'],
+  'reconcile-quarantine': ['database', 'provisioner'],
+  'database-capacity': ['provisioner'],
+  'database-crashes': ['provisioner'],
+  'kubernetes-driver': ['provisioner'],
+  cascades: ['database', 'project'],
+  idempotency: ['gateway'],
+  outages: ['messaging'],
+  management: ['observability'],
+  'browser-device-flow': ['gateway', 'auth'],
+  'rate-limits': ['gateway'],
+  'multi-gateway': ['gateway'],
+  containers: ['deploy'],
+  fuzz: ['gateway'],
+  'cli-local': ['daemon'],
+};
+
 /** An area as paths and suite names spell it: `restores` and `restore` are one area. */
 function stem(area: string): string {
   return area.toLowerCase().replace(/s$/, '');
 }
 
-/** True when the suite belongs to the area, by its own name or by its group's areas. */
-function suiteInArea(group: E2eGroup, suite: string, area: string): boolean {
-  return suite.includes(stem(area)) || group.areas.some((name) => stem(name) === stem(area));
+/** True when the suite belongs to the area, by its own name or by SUITE_AREAS. */
+function suiteInArea(suite: string, area: string): boolean {
+  const tags = SUITE_AREAS[suite] ?? [];
+  return suite.includes(stem(area)) || tags.some((name) => stem(name) === stem(area));
 }
+
+/** Every area a suite is known by, for `npm test -- <area>`'s help. */
+export const AREAS: readonly string[] = [
+  ...new Set(Object.values(SUITE_AREAS).flat()),
+  'backups',
+  'cli',
+  'databases',
+  'kubernetes',
+  'pitr',
+  'restores',
+].sort();
 
 /** The suites of an area, by name. */
 export function suitesOfArea(area: string): Set<string> {
   return new Set(
-    E2E_GROUPS.flatMap((group) => group.suites.filter((suite) => suiteInArea(group, suite, area))),
+    E2E_GROUPS.flatMap((group) => group.suites.filter((suite) => suiteInArea(suite, area))),
   );
 }
 
