@@ -24,18 +24,17 @@ import {
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const step = (title, command) => {
-  console.log(`\n== ${title}: ${command}`);
+  console.log(`\n== ${title} (at ${elapsed()}): ${command}`);
   execSync(command, { cwd: root, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
 };
 /**
- * Test files run at once in the first phase (TEST_CONCURRENCY). One by default: on two
- * cores the suites are bound by the CPU (they load, back up and restore real data), not by
- * waiting. Measured here: four at a time made every suite three to five times as long
- * (backups: real base backups 32 s alone, 182 s), two at a time still two to three times
- * (PITR restores 276 s); at both, the first phase alone still ran after 19 minutes, where
- * every test one at a time took about 15.
+ * Test files run at once in the first phase (TEST_CONCURRENCY, default 2). The e2e groups
+ * of the first phase mostly wait (on servers, sweeps, leases): one at a time left a third
+ * of the two cores idle over a run (vmstat).
  */
-const SIDE_BY_SIDE = Number(process.env.TEST_CONCURRENCY ?? 1);
+const SIDE_BY_SIDE = Number(process.env.TEST_CONCURRENCY ?? 2);
+const runStartedAt = Date.now();
+const elapsed = () => `${((Date.now() - runStartedAt) / 60_000).toFixed(1)} min`;
 
 function testFiles(dir, pattern, found = []) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -54,7 +53,7 @@ const area = kind ? undefined : argument;
 // On a fresh clone `npm test` comes first: install what `npm ci` would, then build (first,
 // since type-aware lint reads the libraries' declarations from their dist/).
 installDependencies();
-console.log('\n== type check and build');
+console.log(`\n== type check and build (at ${elapsed()})`);
 build();
 if (!argument) step('lint', 'npm run lint');
 
@@ -90,13 +89,13 @@ if (intFiles.length + groups.length > 0) {
   );
   if (containers) {
     // The container suite builds the image from a local Debian base on this engine.
-    console.log(`\n== Docker engine and the ${BASE_IMAGE} image`);
+    console.log(`\n== Docker engine and the ${BASE_IMAGE} image (at ${elapsed()})`);
     mkdirSync(join(root, '.data', 'logs'), { recursive: true });
     ensureBaseImage(await ensureEngine(join(root, '.data', 'logs', 'dockerd.log')));
   }
   const { provideS3 } = await import('@pgcloud/testing');
   const checkout = createHash('sha256').update(root).digest('hex').slice(0, 8);
-  console.log('\n== local S3 for this run (set S3_ENDPOINT to use another)');
+  console.log(`\n== local S3 for this run, set S3_ENDPOINT to use another (at ${elapsed()})`);
   ({ env: s3Env, localS3 } = await provideS3(
     process.env,
     join(tmpdir(), `pgcloud-s3-${checkout}`),
@@ -127,7 +126,7 @@ const phases = [
 let failed = false;
 const startedAt = Date.now();
 for (const [index, phase] of phases.entries()) {
-  console.log(`\n== tests, ${phase.title}: ${phase.files.length} files`);
+  console.log(`\n== tests, ${phase.title} (at ${elapsed()}): ${phase.files.length} files`);
   const result = spawnSync(
     process.execPath,
     [
@@ -151,6 +150,6 @@ const lines = readdirSync(timesDir).flatMap((file) =>
 );
 const { counts, text } = summary(lines, 10, root);
 const minutes = ((Date.now() - startedAt) / 60_000).toFixed(1);
-console.log(`\n${text}\nThe tests took ${minutes} min.\n`);
+console.log(`\n${text}\nThe tests took ${minutes} min; npm test ${elapsed()} in all.\n`);
 console.log(`tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
 process.exit(failed || counts.failed > 0 ? 1 : 0);

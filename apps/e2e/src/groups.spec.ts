@@ -29,7 +29,7 @@ describe('the e2e groups', () => {
     assert.deepEqual([...suitesOfArea('restore')].sort(), restores);
     assert.deepEqual(
       groupsOf(new Set(restores)).map((group) => group.name),
-      ['cloud'],
+      ['pitr', 'faults', 'api'],
     );
     assert.ok(suitesOfArea('gateway').has('rate-limits'), 'by its areas');
     assert.deepEqual([...suitesOfArea('kubernetes')], ['kubernetes-driver']);

@@ -1,4 +1,0 @@
-// The e2e group "cloud" (groups.ts): its suites in one process.
-import { runGroup } from '../support/run-group.js';
-
-await runGroup('cloud');

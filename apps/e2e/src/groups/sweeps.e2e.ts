@@ -1,0 +1,4 @@
+// The e2e group "sweeps" (groups.ts): its suites in one process.
+import { runGroup } from '../support/run-group.js';
+
+await runGroup('sweeps');
