@@ -92,6 +92,7 @@ export const E2E_GROUPS: readonly E2eGroup[] = [
       'local-daemon-lifecycle',
       'local-daemon-existing-server',
       'local-daemon-secrets',
+      'local-daemon-search-path',
       'cli-local',
     ],
   },

@@ -3,6 +3,16 @@ import pg from 'pg';
 /** The superuser of every cluster pgcloud makes with initdb: fixed, whatever the OS user is called. */
 export const SUPERUSER = 'postgres';
 
+/**
+ * Startup options of every session pgcloud opens with a superuser (or any role it does
+ * its own work as) on a server whose databases tenants own: names resolve in PostgreSQL's
+ * own catalog only, then the session's temporary schema (never searched for functions or
+ * operators). Given at connect, they win over a `search_path` the database's owner set on
+ * the database, so an operator or function a tenant planted in `public` never runs with
+ * the session's rights. What such a session reads of its own must name its schema.
+ */
+export const CATALOG_SEARCH_PATH = '-c search_path=pg_catalog,pg_temp';
+
 /** A local server as its unix socket reaches it. */
 export interface SocketAddress {
   socketDir: string;
@@ -29,7 +39,13 @@ export async function withSuperuser<T>(
   work: (client: pg.Client) => Promise<T>,
   database = 'postgres',
 ): Promise<T> {
-  const config = { host: address.socketDir, port: address.port, user: SUPERUSER, database };
+  const config = {
+    host: address.socketDir,
+    port: address.port,
+    user: SUPERUSER,
+    database,
+    options: CATALOG_SEARCH_PATH,
+  };
   return withSession({ ...config, connectionTimeoutMillis: timeoutMs }, work);
 }
 

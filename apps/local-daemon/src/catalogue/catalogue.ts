@@ -35,7 +35,7 @@ export class Catalogue implements OnModuleInit {
       await client.query(`REVOKE CONNECT, TEMPORARY ON DATABASE ${quoteIdent(name)} FROM PUBLIC`);
     });
     await this.server.query(
-      `CREATE TABLE IF NOT EXISTS databases (
+      `CREATE TABLE IF NOT EXISTS public.databases (
          name text PRIMARY KEY,
          database_oid oid NOT NULL,
          created_at timestamptz NOT NULL DEFAULT now()
@@ -50,7 +50,7 @@ export class Catalogue implements OnModuleInit {
   async createdAt(databases: readonly DatabaseIdentity[]): Promise<Map<string, Date>> {
     const names = databases.map((database) => database.name);
     await this.server.query(
-      `INSERT INTO databases (name, database_oid)
+      `INSERT INTO public.databases AS databases (name, database_oid)
        SELECT * FROM unnest($1::text[], $2::oid[])
        ON CONFLICT (name) DO UPDATE
          SET database_oid = EXCLUDED.database_oid, created_at = now()
@@ -58,7 +58,7 @@ export class Catalogue implements OnModuleInit {
       [names, databases.map((database) => database.oid)],
     );
     const rows = await this.server.query<{ name: string; created_at: Date }>(
-      'SELECT name, created_at FROM databases WHERE name = ANY($1::text[])',
+      'SELECT name, created_at FROM public.databases WHERE name = ANY($1::text[])',
       [names],
     );
     return new Map(rows.map((row) => [row.name, row.created_at]));
@@ -70,12 +70,12 @@ export class Catalogue implements OnModuleInit {
    */
   async prune(): Promise<void> {
     await this.server.query(
-      'DELETE FROM databases d WHERE NOT EXISTS (SELECT 1 FROM pg_database p WHERE p.oid = d.database_oid)',
+      'DELETE FROM public.databases d WHERE NOT EXISTS (SELECT 1 FROM pg_database p WHERE p.oid = d.database_oid)',
     );
   }
 
   /** Forgets a dropped database. */
   async forget(name: string): Promise<void> {
-    await this.server.query('DELETE FROM databases WHERE name = $1', [name]);
+    await this.server.query('DELETE FROM public.databases WHERE name = $1', [name]);
   }
 }

@@ -15,6 +15,7 @@ import {
   SERVER_CONF_FILE,
   startCluster,
   stopCluster,
+  CATALOG_SEARCH_PATH,
   SUPERUSER,
   withSuperuser,
 } from '@pgcloud/postgres';
@@ -88,6 +89,7 @@ export async function openEmbeddedServer(settings: EmbeddedSettings): Promise<Se
       port: address.port,
       user: SUPERUSER,
       database,
+      options: CATALOG_SEARCH_PATH,
     }),
     maintenanceDatabase: 'postgres',
     login: { host: LISTEN_ADDRESS, port: settings.port, user: LOGIN_ROLE, password },

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { CATALOG_SEARCH_PATH } from '@pgcloud/postgres';
 import type { ServerAccess, ServerLogin } from './server-access.js';
 
 const CONNECT_TIMEOUT_MS = 5000;
@@ -19,6 +20,8 @@ export async function openExistingServer(databaseUrl: string): Promise<ServerAcc
   const session = (database: string): pg.ClientConfig => ({
     ...login,
     database,
+    // The daemon's own sessions read tenants' databases as the owner's peer: catalog first.
+    options: CATALOG_SEARCH_PATH,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
   });
   const maintenanceDatabase = decodeURIComponent(url.pathname.slice(1)) || 'postgres';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { BackupSource } from '@pgcloud/contracts';
-import { formatLsn, parseLsn } from '@pgcloud/postgres';
+import { CATALOG_SEARCH_PATH, formatLsn, parseLsn } from '@pgcloud/postgres';
 import pg from 'pg';
 
 /** The physical replication slot that keeps a database's WAL until it is in S3. */
@@ -42,6 +42,8 @@ export class PrimarySession {
       password: source.password,
       ssl: { ca: source.ca_pem, rejectUnauthorized: true },
       application_name: 'pgcloud_pitr_worker',
+      // Names resolve in the catalog, whatever the database's owner set.
+      options: CATALOG_SEARCH_PATH,
       connectionTimeoutMillis: TIMEOUT_MS,
       query_timeout: TIMEOUT_MS,
     });

@@ -1,4 +1,4 @@
-import { SUPERUSER, withSession } from '@pgcloud/postgres';
+import { CATALOG_SEARCH_PATH, SUPERUSER, withSession } from '@pgcloud/postgres';
 import type pg from 'pg';
 import type { ServerEndpoint } from '../database-driver.js';
 
@@ -11,7 +11,8 @@ export interface SuperuserLogin {
 
 /**
  * Runs `work` in a superuser session (database `postgres`) over TLS, the certificate
- * verified against the deployment CA and the endpoint's host (verify-full).
+ * verified against the deployment CA and the endpoint's host (verify-full), resolving
+ * names in the catalog only.
  */
 export async function withTlsSuperuser<T>(
   login: SuperuserLogin,
@@ -25,6 +26,7 @@ export async function withTlsSuperuser<T>(
       user: SUPERUSER,
       password: login.password,
       database: 'postgres',
+      options: CATALOG_SEARCH_PATH,
       ssl: { ca: login.caPem, rejectUnauthorized: true },
       connectionTimeoutMillis: timeoutMs,
     },
