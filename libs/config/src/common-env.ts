@@ -1,11 +1,37 @@
 // Decorated classes below record their types only when reflect-metadata is loaded first.
 import 'reflect-metadata';
-import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, ValidateBy } from 'class-validator';
+import { isLoopbackAddress } from './loopback.js';
+
+/**
+ * True unless the URL logs in to a broker beyond this machine as RabbitMQ's `guest` (the
+ * login amqplib uses when the URL names none): a well-known password, and every app's at
+ * once, so any broker user could act as any app.
+ */
+export function guestOnlyOnLoopback(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return true; // not a URL: the format rule names it
+  }
+  const login = url.username === '' ? 'guest' : decodeURIComponent(url.username);
+  return login !== 'guest' || isLoopbackAddress(url.hostname);
+}
 
 /** Settings every pgcloud service shares: the broker, the metadata database, logging. */
 export class CommonEnv {
   /** AMQP URL of RabbitMQ. */
   @Matches(/^amqps?:\/\//, { message: 'must be an amqp:// or amqps:// URL' })
+  @ValidateBy({
+    name: 'guestOnlyOnLoopback',
+    validator: {
+      validate: guestOnlyOnLoopback,
+      defaultMessage: () =>
+        'logs in as guest to a broker beyond this machine: give each app a broker login of its own',
+    },
+  })
   RABBITMQ_URL: string = 'amqp://guest:guest@127.0.0.1:5672';
 
   /** Prefix of every queue name, so several deployments can share one broker. */

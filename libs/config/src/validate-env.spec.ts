@@ -10,6 +10,33 @@ describe('validateEnv', () => {
     assert.equal(env.RABBITMQ_URL, 'amqp://guest:guest@127.0.0.1:5672');
   });
 
+  it("refuses the broker's guest login beyond loopback, naming RABBITMQ_URL", () => {
+    for (const url of [
+      'amqp://guest:guest@rabbitmq:5672',
+      'amqps://guest:guest@broker.example.com:5671/pgcloud',
+      'amqp://rabbitmq:5672', // no login: amqplib logs in as guest
+      'amqp://gu%65st:guest@10.0.0.5',
+    ])
+      assert.throws(
+        () => validateEnv(CommonEnv, { RABBITMQ_URL: url }),
+        (err: unknown) =>
+          err instanceof ConfigError &&
+          err.problems.length === 1 &&
+          /^RABBITMQ_URL=.*: logs in as guest to a broker beyond this machine/.test(
+            err.problems[0] ?? '',
+          ),
+        url,
+      );
+    for (const url of [
+      'amqp://guest:guest@127.0.0.1:5672',
+      'amqp://guest:guest@localhost',
+      'amqp://guest:guest@[::1]:5672',
+      'amqp://127.0.0.1',
+      'amqp://backup-service:s3cret@rabbitmq:5672/pgcloud',
+    ])
+      assert.equal(validateEnv(CommonEnv, { RABBITMQ_URL: url }).RABBITMQ_URL, url);
+  });
+
   it('names the variable at fault', () => {
     assert.throws(
       () => validateEnv(CommonEnv, { RPC_TIMEOUT_MS: 'soon', DATABASE_URL: 'mysql://x' }),
