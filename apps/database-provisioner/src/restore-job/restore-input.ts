@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LSN_PATTERN } from '@pgcloud/contracts';
 import type { RecoveryTarget, RestoreSpec } from '../drivers/database-driver.js';
+import { checkedRecoveryTarget } from '../drivers/restore-build/recovery.js';
 
 /** restore.json: a driver's RestoreSpec less the server, the signal and the progress. */
 export type RestoreInput = Omit<RestoreSpec, 'serverId' | 'signal' | 'serverMade' | 'progress'>;
@@ -47,7 +48,9 @@ export function restoreInput(value: unknown): RestoreInput {
   };
   if (spec['recovery'] === undefined || spec['recovery'] === null) return input;
   const recovery = record(spec['recovery'], 'recovery');
-  const target = recoveryTarget(record(recovery['target'], 'recovery.target'));
+  const target = checkedRecoveryTarget(
+    recoveryTarget(record(recovery['target'], 'recovery.target')),
+  );
   if (!Array.isArray(recovery['segments'])) throw new Error('recovery.segments is not a list');
   const segments = (recovery['segments'] as unknown[]).map((item, i) => {
     const where = `recovery.segments[${i}]`;

@@ -4,12 +4,14 @@ import { PermanentJobError } from '@pgcloud/jobs';
 import type { RpcClient } from '@pgcloud/messaging';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RecoveryTarget, RestoreRecovery } from '../drivers/database-driver.js';
+import { checkedRecoveryTarget } from '../drivers/restore-build/recovery.js';
 import type { RestoreEntity } from './restore.entity.js';
 
 /** The kind of PermanentJobError a restore without a plan fails with. */
 export const NO_PLAN = 'no-plan';
 // How long a PITR restore waits for the archive to reach its target (`latest` just asked).
 const ARCHIVE_CATCH_UP_MS = 120_000;
+const SEGMENT_NAME = /^[0-9A-F]{24}$/;
 
 /**
  * A fresh plan from the service that owns what is restored: backup-service for a
@@ -50,7 +52,12 @@ function pitrTarget(restore: RestoreEntity): PitrTargetFields {
   return { target_time: restore.targetTime ?? '' };
 }
 
-/** A PITR plan's replay: its segments, up to its target; none for a backup's plan. */
+/**
+ * A PITR plan's replay: its segments, up to its target; none for a backup's plan. The
+ * target and the segments' names come from another service and reach a command line and
+ * file names here: each is checked by its own grammar first, and a plan that breaks one
+ * cannot be restored (PermanentJobError), before anything is written.
+ */
 export function recoveryOf(plan: RestorePlan): { recovery?: RestoreRecovery } {
   const target: RecoveryTarget | undefined = plan.target_lsn
     ? { lsn: plan.target_lsn }
@@ -60,11 +67,15 @@ export function recoveryOf(plan: RestorePlan): { recovery?: RestoreRecovery } {
         ? { time: plan.target_time }
         : undefined;
   if (!plan.wal_segments || !target) return {};
-  const segments = plan.wal_segments.map((w) => ({
-    name: w.name,
-    urls: w.urls,
-    partial: w.partial,
-    sizeBytes: w.size_bytes,
-  }));
+  try {
+    checkedRecoveryTarget(target);
+  } catch (err) {
+    throw new PermanentJobError(`no plan: ${(err as Error).message}`, NO_PLAN);
+  }
+  const segments = plan.wal_segments.map((w) => {
+    if (!SEGMENT_NAME.test(w.name))
+      throw new PermanentJobError(`no plan: not a WAL segment name: ${w.name}`, NO_PLAN);
+    return { name: w.name, urls: w.urls, partial: w.partial, sizeBytes: w.size_bytes };
+  });
   return { recovery: { segments, target } };
 }

@@ -287,6 +287,8 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       // Until the build begins (on hold, planned: the archive may still be catching up) the
       // restore shows `queued`: nothing is being restored yet.
       const plan = await timer.phase('plan', () => planOf(this.rpc, ctx, restore));
+      // Checked before anything is paused or written: a target beyond its grammar fails here.
+      const recovery = recoveryOf(plan);
       await tracker.totals(plan.base_backup_size_bytes, plan.wal_segments?.length ?? 0);
       // The data is about to change: the WAL receiver stops, and its archive starts anew
       // after the swap (an undo keeps the old one going).
@@ -299,7 +301,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         serverId,
         restoreId: restore.id,
         archive: { url: plan.base_backup_url, sha256: plan.base_backup_sha256 },
-        ...recoveryOf(plan),
+        ...recovery,
         archivedDatabaseName: source.name,
         databaseName: target.name,
         password,

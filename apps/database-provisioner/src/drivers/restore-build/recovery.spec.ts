@@ -4,7 +4,13 @@ import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { postgresTime, recover, recoveryTargetOption, watchReplay } from './recovery.js';
+import {
+  checkedRecoveryTarget,
+  postgresTime,
+  recover,
+  recoveryTargetOption,
+  watchReplay,
+} from './recovery.js';
 import { spoolFiles } from './wal-spool.js';
 
 describe('recovery targets', () => {
@@ -23,6 +29,26 @@ describe('recovery targets', () => {
   it('refuses a restore point name that would need quoting', () => {
     for (const name of ['a b', 'x"; DROP', "it's", ''])
       assert.throws(() => recoveryTargetOption({ restorePoint: name }), /database name rules/);
+  });
+
+  it('refuses targets beyond their grammar: quotes, $(...), newlines, anything but the target', () => {
+    const hostile = ['"', "'", '$(touch x)', '`id`', '\n', '; id', ' '];
+    for (const extra of hostile) {
+      for (const target of [
+        { time: `2026-11-24T07:00:00.123456Z${extra}` },
+        { time: `${extra}2026-11-24T07:00:00Z` },
+        { lsn: `0/3000148${extra}` },
+        { restorePoint: `before${extra}` },
+      ]) {
+        assert.throws(() => checkedRecoveryTarget(target), /must/, JSON.stringify(target));
+        assert.throws(() => recoveryTargetOption(target), /must/, JSON.stringify(target));
+      }
+    }
+    for (const time of ['2026-11-24 07:00:00Z', '2026-11-24T07:00:00+01:00', 'Nov 24 2026', ''])
+      assert.throws(() => checkedRecoveryTarget({ time }), /UTC ISO 8601/, time);
+    assert.deepEqual(checkedRecoveryTarget({ time: '2026-11-24T07:00:00Z' }), {
+      time: '2026-11-24T07:00:00Z',
+    });
   });
 
   it('writes times with a numeric offset', () => {

@@ -1,6 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { LSN_PATTERN } from '@pgcloud/contracts';
 import type { SocketAddress } from '@pgcloud/postgres';
 import { parseLsn, segmentOf, withSuperuser } from '@pgcloud/postgres';
 import type { RecoveryTarget } from '../database-driver.js';
@@ -98,16 +99,34 @@ export function watchReplay(
   return () => clearInterval(timer);
 }
 
+// The grammars this app checks a target by again, whoever planned it: a UTC time as plans
+// write it, a WAL position, a restore point's name as the database name rules allow it.
+const TARGET_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+const RESTORE_POINT = /^[a-z][a-z0-9_-]*$/;
+
 /**
- * The recovery_target_* setting for a target. A restore point's name follows the database
- * name rules (letters, digits, `_` and `-`), so it needs no quoting inside the option.
+ * The target, once checked by its kind's own grammar: it reaches the server's command
+ * line, so nothing else (quotes, `$(...)`, newlines) may. Throws, saying which rule it
+ * breaks; the restore checks its plan's target with it before it writes anything.
  */
-export function recoveryTargetOption(target: RecoveryTarget): string {
-  if ('time' in target) return `-c "recovery_target_time=${postgresTime(target.time)}"`;
-  if ('lsn' in target) return `-c recovery_target_lsn=${target.lsn}`;
-  if (!/^[a-z][a-z0-9_-]*$/.test(target.restorePoint))
+export function checkedRecoveryTarget(target: RecoveryTarget): RecoveryTarget {
+  if ('time' in target) {
+    if (!TARGET_TIME.test(target.time) || Number.isNaN(Date.parse(target.time)))
+      throw new Error('a recovery target time must be a UTC ISO 8601 time');
+  } else if ('lsn' in target) {
+    if (!LSN_PATTERN.test(target.lsn))
+      throw new Error('a recovery target WAL position must read like 0/3000148');
+  } else if (!RESTORE_POINT.test(target.restorePoint))
     throw new Error('a restore point name must follow the database name rules');
-  return `-c recovery_target_name=${target.restorePoint}`;
+  return target;
+}
+
+/** The recovery_target_* setting for a target, checked again (checkedRecoveryTarget). */
+export function recoveryTargetOption(target: RecoveryTarget): string {
+  const checked = checkedRecoveryTarget(target);
+  if ('time' in checked) return `-c "recovery_target_time=${postgresTime(checked.time)}"`;
+  if ('lsn' in checked) return `-c recovery_target_lsn=${checked.lsn}`;
+  return `-c recovery_target_name=${checked.restorePoint}`;
 }
 
 /** A UTC ISO 8601 time as PostgreSQL reads it: a numeric offset, not `Z`. */
