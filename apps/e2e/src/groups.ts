@@ -22,9 +22,9 @@ export interface E2eGroup {
 }
 
 /**
- * In the order they start: `npm test` runs the groups of the first phase two at a time,
- * the longest first, so the last to finish ends near the others (about five minutes of
- * suites each when run alone).
+ * In the order they start, the longest first: with TEST_CONCURRENCY above one, `npm test`
+ * runs the groups of the first phase side by side, and the last to finish ends near the
+ * others (about five minutes of suites each when run alone).
  */
 export const E2E_GROUPS: readonly E2eGroup[] = [
   {
