@@ -2,6 +2,7 @@ import type { PitrTargetFields, RequestContext, RestorePlan } from '@pgcloud/con
 import { BACKUP_PATTERNS, DomainError, PITR_PATTERNS } from '@pgcloud/contracts';
 import { PermanentJobError } from '@pgcloud/jobs';
 import type { RpcClient } from '@pgcloud/messaging';
+import { parseSegmentName } from '@pgcloud/postgres';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RecoveryTarget, RestoreRecovery } from '../drivers/database-driver.js';
 import { checkedRecoveryTarget } from '../drivers/restore-build/recovery.js';
@@ -11,7 +12,6 @@ import type { RestoreEntity } from './restore.entity.js';
 export const NO_PLAN = 'no-plan';
 // How long a PITR restore waits for the archive to reach its target (`latest` just asked).
 const ARCHIVE_CATCH_UP_MS = 120_000;
-const SEGMENT_NAME = /^[0-9A-F]{24}$/;
 
 /**
  * A fresh plan from the service that owns what is restored: backup-service for a
@@ -73,7 +73,7 @@ export function recoveryOf(plan: RestorePlan): { recovery?: RestoreRecovery } {
     throw new PermanentJobError(`no plan: ${(err as Error).message}`, NO_PLAN);
   }
   const segments = plan.wal_segments.map((w) => {
-    if (!SEGMENT_NAME.test(w.name))
+    if (!parseSegmentName(w.name))
       throw new PermanentJobError(`no plan: not a WAL segment name: ${w.name}`, NO_PLAN);
     return { name: w.name, urls: w.urls, partial: w.partial, sizeBytes: w.size_bytes };
   });

@@ -63,22 +63,22 @@ describe('StandInServer: spec.replica demotes and promotes (real PostgreSQL)', (
     const options = { dataRoot: join(root, 'servers'), binDir: pgBinDir(), osUser };
     server = await StandInServer.start(held(false), lookup, options);
     assert.equal(server.standby, false);
-    await sql('CREATE TABLE kept (n int)');
-    await sql('INSERT INTO kept VALUES (1)');
+    await sql('CREATE TABLE public.kept (n int)');
+    await sql('INSERT INTO public.kept VALUES (1)');
     await server.update(held(true), lookup);
     assert.equal(server.standby, true);
     assert.equal(await sql('SELECT pg_is_in_recovery() AS v'), true);
-    assert.equal(await sql('SELECT count(*)::int AS v FROM kept'), 1);
+    assert.equal(await sql('SELECT count(*)::int AS v FROM public.kept'), 1);
     // 25006: read_only_sql_transaction.
-    assert.equal(await sqlState('INSERT INTO kept VALUES (2)'), '25006');
+    assert.equal(await sqlState('INSERT INTO public.kept VALUES (2)'), '25006');
   });
 
   it('released (enabled false), it is promoted and takes writes again', async () => {
     await server?.update(held(false), lookup);
     assert.equal(server?.standby, false);
     assert.equal(await sql('SELECT pg_is_in_recovery() AS v'), false);
-    assert.equal(await sqlState('INSERT INTO kept VALUES (2)'), 'done');
-    assert.equal(await sql('SELECT count(*)::int AS v FROM kept'), 2);
+    assert.equal(await sqlState('INSERT INTO public.kept VALUES (2)'), 'done');
+    assert.equal(await sql('SELECT count(*)::int AS v FROM public.kept'), 2);
   });
 
   it('refuses a replica source that names no externalClusters entry', async () => {
