@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type {
-  ConnectionDetails,
   CreatedPitrRestore,
-  Database,
-  PitrConfig,
   Project,
   Restore,
   RestoreDryRun,
@@ -12,88 +9,35 @@ import type {
 } from '@pgcloud/contracts';
 import { fromMicros } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
-import { signIn, eventually, eventuallyDefined } from '@pgcloud/testing';
+import { eventually } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
-import { runningDatabase, waitForStatus } from '../support/databases.js';
 import type { Marker } from '../support/markers.js';
-import { MARKERS_TABLE_SQL, insertMarkers, markersIn, upTo } from '../support/markers.js';
-import { recoveryWindow, waitForArchive } from '../support/pitr.js';
-import { assertWatchedToDone, waitForRestore, watchRestore } from '../support/restores.js';
-import { psql } from '../support/databases.js';
-import { newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js';
+import { upTo } from '../support/markers.js';
+import { DRILL_MARKERS as MARKERS, PitrDrill } from '../support/pitr-drill.js';
+import { recoveryWindow } from '../support/pitr.js';
+import { waitForRestore } from '../support/restores.js';
 
-const MARKERS = 30;
 const RANDOM_TARGETS = 5;
 
 /**
- * The PITR drill (issue: exact restores): markers about 100 ms apart, each with the commit
- * time the server stamped; a restore to any target brings back exactly the markers
- * committed at or before it.
+ * The PITR drill (issue: exact restores), into new databases: markers about 100 ms apart,
+ * each with the commit time the server stamped; a restore to any target brings back
+ * exactly the markers committed at or before it. Restores in place, and the window that
+ * starts anew after them: pitr-restores-in-place.suite.ts.
  */
 describe('PITR restores: exactly what was committed up to the target', () => {
+  let drill: PitrDrill;
   let owner: SignedIn;
   let project: Project;
-  let database: Database;
-  let connection: ConnectionDetails;
   let markers: Marker[];
-  let copies = 0;
-  const path = () => `/projects/${project.id}/databases/drill`;
-
-  /**
-   * Restores into a new database and answers the markers it holds: to a time, or to the
-   * target a body gives (target_lsn, target_restore_point).
-   */
-  const restoreCopy = async (
-    target: string | Record<string, string>,
-  ): Promise<{ restore: Restore; markers: number[] }> => {
-    copies++;
-    const name = `drill-copy-${copies}`;
-    const created = expectData<CreatedPitrRestore>(
-      await owner.api.post(`${path()}/pitr/restore`, {
-        ...(typeof target === 'string' ? { target_time: target } : target),
-        target_database: name,
-      }),
-      201,
-    );
-    assert.equal(created.status, 'pending');
-    assert.equal(created.target_database, name);
-    // Read every 300 ms: phases in order to `done`, numbers never going back.
-    const seen = await watchRestore(owner.api, path(), created.restore_id);
-    assertWatchedToDone(seen);
-    const restore = seen.at(-1)!;
-    assert.equal(restore.kind, 'pitr');
-    assert.ok(restore.progress.wal_files_total >= 1, 'the plan had WAL to replay');
-    assert.ok(restore.progress.wal_files_done >= (restore.wal_files_applied ?? 0));
-    assert.equal(restore.target_time, created.target_time);
-    assert.equal(restore.target_lsn, created.target_lsn);
-    assert.equal(restore.target_restore_point, created.target_restore_point);
-    assert.ok((restore.wal_files_applied ?? 0) >= 1, 'segments were replayed');
-    const copy = expectData<ConnectionDetails>(
-      await owner.api.get(`/projects/${project.id}/databases/${name}/url`),
-      200,
-    );
-    const found = await markersIn(copy.connection_string);
-    expectData(await owner.api.delete(`/projects/${project.id}/databases/${name}`), 200);
-    return { restore, markers: found };
-  };
+  const path = () => drill.path;
+  const restoreCopy = (target: string | Record<string, string>) => drill.restoreCopy(target);
+  const pointAndPosition = (first: number, pointName: string) =>
+    drill.pointAndPosition(first, pointName);
 
   before(async () => {
-    const stack = await sharedStack();
-    const login = uniqueLogin('driller');
-    await signIn(await newClient(), login);
-    await stack.runAdmin('auth-service', ['set-tier', login, 'pro']);
-    owner = await signIn(await newClient(), login);
-    project = expectData<Project>(await owner.api.post('/projects', { name: 'drills' }), 201);
-    ({ database, connection } = await runningDatabase(owner.api, project.id, 'drill'));
-    await psql(connection.connection_string, MARKERS_TABLE_SQL);
-    expectData(await owner.api.post(`${path()}/pitr/enable`, { retention_days: 2 }), 200);
-    await waitForArchive(owner.api, `${path()}/pitr`);
-    markers = await insertMarkers(connection.connection_string, 1, MARKERS);
-    const last = markers.at(-1)?.committed.micros ?? 0n;
-    await eventuallyDefined('the window covers the last marker', async () => {
-      const window = await recoveryWindow(owner.api, `${path()}/pitr`);
-      return window.to && BigInt(Date.parse(window.to)) * 1000n >= last ? window : undefined;
-    });
+    drill = await PitrDrill.start();
+    ({ owner, project, markers } = drill);
   });
 
   it('restores to targets between markers: exactly the markers before each', async () => {
@@ -203,32 +147,6 @@ describe('PITR restores: exactly what was committed up to the target', () => {
     expectData<{ restores: Restore[] }>(await owner.api.get(`${path()}/pitr/restores`), 200)
       .restores;
 
-  /**
-   * Commits marker `first`, makes a restore point, commits `first + 1`, reads the WAL
-   * position, commits `first + 2`, and waits until the archive holds them all.
-   */
-  const pointAndPosition = async (
-    first: number,
-    pointName: string,
-  ): Promise<{ point: RestorePoint; lsn: string }> => {
-    await insertMarkers(connection.connection_string, first, first, 0);
-    const point = expectData<RestorePoint>(
-      await owner.api.post(`${path()}/pitr/restore-points`, { name: pointName }),
-      201,
-    );
-    assert.equal(point.name, pointName);
-    assert.match(point.lsn, /^[0-9A-F]+\/[0-9A-F]+$/);
-    await insertMarkers(connection.connection_string, first + 1, first + 1, 0);
-    const lsn = await psql(connection.connection_string, 'SELECT pg_current_wal_insert_lsn()');
-    const after = await insertMarkers(connection.connection_string, first + 2, first + 2, 0);
-    const last = after.at(-1)?.committed.micros ?? 0n;
-    await eventuallyDefined('the window covers the markers', async () => {
-      const window = await recoveryWindow(owner.api, `${path()}/pitr`);
-      return window.to && BigInt(Date.parse(window.to)) * 1000n >= last ? window : undefined;
-    });
-    return { point, lsn };
-  };
-
   it('restores to a restore point and to a WAL position: the marker just before, not the one after', async () => {
     const { point, lsn } = await pointAndPosition(41, 'before-42');
     // Dry runs first: the plans, and nothing created.
@@ -297,133 +215,5 @@ describe('PITR restores: exactly what was committed up to the target', () => {
           422,
           'TARGET_TIME_INVALID',
         );
-  });
-
-  it('restores in place exactly, then the window starts anew and a restore into it is exact too', async () => {
-    const k = 20;
-    const [at, next] = [markers[k - 1], markers[k]];
-    assert.ok(at && next);
-    const target = fromMicros(at.committed.micros + 1000n).iso;
-    const before = expectData<PitrConfig>(await owner.api.get(`${path()}/pitr/config`), 200);
-    const created = expectData<CreatedPitrRestore>(
-      await owner.api.post(`${path()}/pitr/restore`, { target_time: target }),
-      201,
-    );
-    const restoring = await waitForStatus(owner.api, project.id, 'drill', ['restoring', 'running']);
-    assert.equal(restoring.status, 'restoring');
-    const status = await eventuallyDefined(
-      'the receiver stops while the restore runs',
-      async () => {
-        const current = expectData<{ status: string }>(
-          await owner.api.get(`${path()}/pitr/receiver-status`),
-          200,
-        );
-        return current.status === 'stopped' ? current : undefined;
-      },
-    );
-    assert.equal(status.status, 'stopped');
-    const restore = await waitForRestore(owner.api, path(), created.restore_id);
-    assert.equal(restore.status, 'completed', restore.error);
-    await waitForStatus(owner.api, project.id, 'drill', ['running']);
-    assert.deepEqual(
-      await markersIn(connection.connection_string),
-      upTo(k),
-      'same URL, exact data',
-    );
-
-    const after = await eventuallyDefined(
-      'a fresh base backup and window',
-      async () => {
-        const config = expectData<PitrConfig>(await owner.api.get(`${path()}/pitr/config`), 200);
-        return config.base_backup_id !== before.base_backup_id && config.recovery_window
-          ? config
-          : undefined;
-      },
-      { timeoutMs: 120_000 },
-    );
-    assert.ok(
-      Date.parse(after.recovery_window?.from ?? '') > Date.parse(restore.completed_at ?? ''),
-      'the new window begins after the restore',
-    );
-    const more = await insertMarkers(connection.connection_string, 101, 110);
-    await eventuallyDefined('the new window covers the new markers', async () => {
-      const window = await recoveryWindow(owner.api, `${path()}/pitr`);
-      const last = more.at(-1)?.committed.micros ?? 0n;
-      return window.to && BigInt(Date.parse(window.to)) * 1000n >= last ? window : undefined;
-    });
-    const m = more[4];
-    const n = more[5];
-    assert.ok(m && n);
-    const between = fromMicros((m.committed.micros + n.committed.micros) / 2n).iso;
-    assert.deepEqual((await restoreCopy(between)).markers, [...upTo(k), ...upTo(105, 101)]);
-  });
-
-  it('starts the window anew after an in-place restore of a backup too', async () => {
-    const before = expectData<PitrConfig>(await owner.api.get(`${path()}/pitr/config`), 200);
-    const baseId = before.base_backup_id ?? '';
-    const created = expectData<{ restore_id: string }>(
-      await owner.api.post(`${path()}/backups/${baseId}/restore`),
-      201,
-    );
-    const restore = await waitForRestore(owner.api, path(), created.restore_id);
-    assert.equal(restore.status, 'completed', restore.error);
-    assert.deepEqual(
-      await markersIn(connection.connection_string),
-      upTo(20),
-      'the backup holds 1..20',
-    );
-    const after = await eventuallyDefined(
-      'a fresh base backup and window',
-      async () => {
-        const config = expectData<PitrConfig>(await owner.api.get(`${path()}/pitr/config`), 200);
-        return config.base_backup_id !== baseId && config.recovery_window ? config : undefined;
-      },
-      { timeoutMs: 120_000 },
-    );
-    assert.ok(
-      Date.parse(after.recovery_window?.from ?? '') > Date.parse(restore.completed_at ?? ''),
-    );
-    const more = await insertMarkers(connection.connection_string, 201, 204);
-    await eventuallyDefined('the window covers them', async () => {
-      const window = await recoveryWindow(owner.api, `${path()}/pitr`);
-      const last = more.at(-1)?.committed.micros ?? 0n;
-      return window.to && BigInt(Date.parse(window.to)) * 1000n >= last ? window : undefined;
-    });
-    const second = more[1];
-    assert.ok(second);
-    assert.deepEqual((await restoreCopy(second.committed.iso)).markers, [...upTo(20), 201, 202]);
-    assert.equal(database.name, 'drill');
-  });
-
-  it('restores to restore points and WAL positions on the new timeline, whose archive starts with none', async () => {
-    const fresh = expectData<{ restore_points: RestorePoint[] }>(
-      await owner.api.get(`${path()}/pitr/restore-points`),
-      200,
-    );
-    assert.deepEqual(fresh.restore_points, [], "the old archive's points are not offered");
-    const { lsn } = await pointAndPosition(211, 'before-212');
-    const earlier = [...upTo(20), ...upTo(204, 201)];
-    const toPoint = await restoreCopy({ target_restore_point: 'before-212' });
-    assert.deepEqual(toPoint.markers, [...earlier, 211]);
-    assert.deepEqual((await restoreCopy({ target_lsn: lsn })).markers, [...earlier, 211, 212]);
-  });
-
-  it('restores `latest` in place: everything committed before the request, the last commit just before', async () => {
-    // The server is put on hold as the restore is accepted: what it committed until then,
-    // up to the moment before, must all come back.
-    await insertMarkers(connection.connection_string, 301, 301, 0);
-    const created = expectData<CreatedPitrRestore>(
-      await owner.api.post(`${path()}/pitr/restore`, { target_time: 'latest' }),
-      201,
-    );
-    const restore = await waitForRestore(owner.api, path(), created.restore_id);
-    assert.equal(restore.status, 'completed', restore.error);
-    await waitForStatus(owner.api, project.id, 'drill', ['running']);
-    assert.deepEqual(await markersIn(connection.connection_string), [
-      ...upTo(20),
-      ...upTo(204, 201),
-      ...upTo(213, 211),
-      301,
-    ]);
   });
 });
