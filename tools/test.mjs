@@ -1,13 +1,13 @@
-// `npm test`: lint, type check and build, then every test; `npm test -- unit|int|e2e` runs
+// `npm test`: type check and build, lint, then every test; `npm test -- unit|int|e2e` runs
 // one kind, `npm test -- <area>` (restores, gateway, kubernetes, ...) the unit, integration
-// and e2e tests of one area. Tests run in two phases of node's test runner: first the e2e
-// groups that mostly wait (each group a process with a stack of its own) and the unit and
-// integration files, TEST_CONCURRENCY at a time, then the e2e group that loads the machine.
-// The run ends with the slowest suites of both phases and one line of counts.
-import { execSync, spawnSync } from 'node:child_process';
+// and e2e tests of one area. The tests run in two phases. First two lanes at once: the e2e
+// groups that mostly wait (each group a process with a stack of its own), one after
+// another; beside them lint, then the integration and unit files. Then the e2e group that
+// loads the machine, alone. The run ends with the slowest suites and one line of counts.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { mkdirSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BASE_IMAGE, ensureBaseImage, ensureEngine } from './container-engine.mjs';
@@ -23,20 +23,6 @@ import {
 } from './system-packages.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const step = (title, command) => {
-  console.log(`\n== ${title} (at ${elapsed()}): ${command}`);
-  execSync(command, { cwd: root, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false' } });
-};
-/**
- * Test files run at once in the first phase (TEST_CONCURRENCY): by default one per two
- * cores. The suites are bound by the CPU (Node apps, PostgreSQL, the local S3: 83% of both
- * cores over a run, by process accounting), not by waiting. Measured on two cores: two at
- * a time took the tests from about 30 to 28.9 minutes while every suite took twice as long
- * (PITR restores 131 s alone, 305 s beside another group).
- */
-const SIDE_BY_SIDE = Number(
-  process.env.TEST_CONCURRENCY ?? Math.max(1, Math.floor(availableParallelism() / 2)),
-);
 const runStartedAt = Date.now();
 const elapsed = () => `${((Date.now() - runStartedAt) / 60_000).toFixed(1)} min`;
 
@@ -59,7 +45,6 @@ const area = kind ? undefined : argument;
 installDependencies();
 console.log(`\n== type check and build (at ${elapsed()})`);
 build();
-if (!argument) step('lint', 'npm run lint');
 
 const { AREAS, groupsOf, suitesOfArea, specMatchesArea } =
   await import('../apps/e2e/dist/groups.js');
@@ -114,35 +99,81 @@ const env = {
   ...s3Env,
   ...(suites ? { PGCLOUD_E2E_SUITES: [...suites].join(',') } : {}),
 };
-const phases = [
-  {
-    title: `${SIDE_BY_SIDE} at a time`,
-    concurrency: SIDE_BY_SIDE,
-    files: [...groups.filter((g) => !g.alone).map(groupFile), ...intFiles, ...unitFiles],
-  },
-  {
-    title: 'e2e groups that load the machine, one at a time',
-    concurrency: 1,
-    files: groups.filter((g) => g.alone).map(groupFile),
-  },
-].filter((phase) => phase.files.length > 0);
+const logDir = join(root, '.data', 'logs');
+mkdirSync(logDir, { recursive: true });
 
-let failed = false;
+/**
+ * Runs test files one at a time with tools/run-tests.mjs (measured on two cores: the suites
+ * are bound by the CPU, and two e2e groups side by side took every suite twice as long),
+ * reporting to this console or to `logFile`; answers whether every file passed.
+ */
+function runTests(name, files, logFile) {
+  const args = ['--enable-source-maps', join(root, 'tools', 'run-tests.mjs')];
+  args.push('1', join(timesDir, `${name}.jsonl`), ...files);
+  return runLogged(process.execPath, args, logFile);
+}
+
+/** Runs a command to its end, its output on this console or in `logFile`; true when it passed. */
+function runLogged(command, args, logFile) {
+  const output = logFile ? openSync(logFile, 'a') : 'inherit';
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...env, NX_DAEMON: 'false' },
+    stdio: ['ignore', output, output],
+  });
+  return new Promise((resolve) => {
+    child.once('error', (err) => {
+      console.error(`npm test: ${command} could not run: ${err.message}`);
+      resolve(false);
+    });
+    child.once('close', (code) => resolve(code === 0));
+  });
+}
+
+/**
+ * The lane beside the e2e groups: lint (a full run only), then the integration and unit
+ * files, one at a time, reported to a log file that is printed when the lane ends.
+ */
+async function checksLane(logFile) {
+  let passed = true;
+  if (lint) passed = await runLogged('npm', ['run', 'lint'], logFile);
+  const files = [...intFiles, ...unitFiles];
+  if (files.length > 0) passed = (await runTests('checks', files, logFile)) && passed;
+  return passed;
+}
+
 const startedAt = Date.now();
-for (const [index, phase] of phases.entries()) {
-  console.log(`\n== tests, ${phase.title} (at ${elapsed()}): ${phase.files.length} files`);
-  const result = spawnSync(
-    process.execPath,
-    [
-      '--enable-source-maps',
-      join(root, 'tools', 'run-tests.mjs'),
-      String(phase.concurrency),
-      join(timesDir, `phase-${index + 1}.jsonl`),
-      ...phase.files,
-    ],
-    { cwd: root, stdio: 'inherit', env },
+const waiting = groups.filter((g) => !g.alone).map(groupFile);
+const loading = groups.filter((g) => g.alone).map(groupFile);
+const lint = !argument;
+let passed = true;
+if (waiting.length > 0 && (lint || intFiles.length + unitFiles.length > 0)) {
+  // Two lanes at once: the e2e groups on this console, the rest in a log file.
+  const checksLog = join(logDir, 'checks-lane.log');
+  rmSync(checksLog, { force: true });
+  console.log(
+    `\n== tests, two lanes at once (at ${elapsed()}): ${waiting.length} e2e groups here, and ` +
+      `${lint ? 'lint, ' : ''}${intFiles.length + unitFiles.length} integration and unit ` +
+      `files beside them (their report follows the groups')`,
   );
-  if (result.status !== 0) failed = true;
+  const results = await Promise.all([runTests('e2e', waiting), checksLane(checksLog)]);
+  console.log(`\n== ${lint ? 'lint, ' : ''}integration and unit tests (ended by ${elapsed()})\n`);
+  console.log(readFileSync(checksLog, 'utf8'));
+  passed = results.every(Boolean);
+} else {
+  if (lint) {
+    console.log(`\n== lint (at ${elapsed()})`);
+    passed = await runLogged('npm', ['run', 'lint']);
+  }
+  const files = [...waiting, ...intFiles, ...unitFiles];
+  if (files.length > 0) {
+    console.log(`\n== tests, one at a time (at ${elapsed()}): ${files.length} files`);
+    passed = (await runTests('tests', files)) && passed;
+  }
+}
+if (loading.length > 0) {
+  console.log(`\n== tests, e2e groups that load the machine, alone (at ${elapsed()})`);
+  passed = (await runTests('load', loading)) && passed;
 }
 await localS3?.destroy();
 
@@ -153,4 +184,4 @@ const { counts, text } = summary(lines, 10, root);
 const minutes = ((Date.now() - startedAt) / 60_000).toFixed(1);
 console.log(`\n${text}\nThe tests took ${minutes} min; npm test ${elapsed()} in all.\n`);
 console.log(`tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
-process.exit(failed || counts.failed > 0 ? 1 : 0);
+process.exit(!passed || counts.failed > 0 ? 1 : 0);

@@ -22,6 +22,7 @@ describe('the e2e groups', () => {
     const restores = [...suitesOfArea('restores')].sort();
     assert.deepEqual(restores, [
       'pitr-restores',
+      'pitr-restores-in-place',
       'restore-crashes',
       'restore-progress',
       'restores',
@@ -29,7 +30,7 @@ describe('the e2e groups', () => {
     assert.deepEqual([...suitesOfArea('restore')].sort(), restores);
     assert.deepEqual(
       groupsOf(new Set(restores)).map((group) => group.name),
-      ['pitr', 'faults', 'api'],
+      ['faults', 'api', 'pitr'],
     );
     assert.ok(suitesOfArea('gateway').has('rate-limits'), 'by its areas');
     assert.deepEqual([...suitesOfArea('kubernetes')], ['kubernetes-driver']);

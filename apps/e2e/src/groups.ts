@@ -22,32 +22,40 @@ export interface E2eGroup {
 }
 
 /**
- * In the order they start, the longest first: with TEST_CONCURRENCY above one, `npm test`
- * runs the groups of the first phase side by side, and the last to finish ends near the
- * others (about five minutes of suites each when run alone).
+ * In the order they run. `npm test` runs lint and the integration and unit files beside
+ * the first groups, so those come first whose suites are furthest from a minute each.
  */
 export const E2E_GROUPS: readonly E2eGroup[] = [
-  {
-    // Restores to a point in time on the shared stack, and suites of small stacks of their own.
-    name: 'pitr',
-    scansLogs: true,
-    suites: [
-      'pitr',
-      'pitr-restores',
-      'cascades',
-      'idempotency',
-      'management',
-      'edge-hardening',
-      'partial-stack',
-      'local-idp-gate',
-      'github-provider',
-    ],
-  },
   {
     // Apps killed, cut off or out of room, each on a stack of its own.
     name: 'faults',
     scansLogs: true,
     suites: ['database-crashes', 'restore-crashes', 'backup-takeover', 'pitr-takeover', 'outages'],
+  },
+  {
+    name: 'daemon',
+    suites: [
+      'local-daemon-access',
+      'local-daemon-templates',
+      'local-daemon-refusals',
+      'local-daemon-lifecycle',
+      'local-daemon-existing-server',
+      'local-daemon-secrets',
+      'local-daemon-search-path',
+      'cli-local',
+    ],
+  },
+  {
+    // What runs on a schedule or a sweep, each on a stack of its own with short intervals.
+    name: 'sweeps',
+    scansLogs: true,
+    suites: [
+      'reconcile-quarantine',
+      'database-capacity',
+      'backup-schedule',
+      'pitr-retention',
+      'kubernetes-driver',
+    ],
   },
   {
     // The API a client sees on the shared stack: sign-in, projects, databases, backups
@@ -72,28 +80,20 @@ export const E2E_GROUPS: readonly E2eGroup[] = [
     ],
   },
   {
-    // What runs on a schedule or a sweep, each on a stack of its own with short intervals.
-    name: 'sweeps',
+    // Restores to a point in time on the shared stack, and suites of small stacks of their own.
+    name: 'pitr',
     scansLogs: true,
     suites: [
-      'reconcile-quarantine',
-      'database-capacity',
-      'backup-schedule',
-      'pitr-retention',
-      'kubernetes-driver',
-    ],
-  },
-  {
-    name: 'daemon',
-    suites: [
-      'local-daemon-access',
-      'local-daemon-templates',
-      'local-daemon-refusals',
-      'local-daemon-lifecycle',
-      'local-daemon-existing-server',
-      'local-daemon-secrets',
-      'local-daemon-search-path',
-      'cli-local',
+      'pitr',
+      'pitr-restores',
+      'pitr-restores-in-place',
+      'cascades',
+      'idempotency',
+      'management',
+      'edge-hardening',
+      'partial-stack',
+      'local-idp-gate',
+      'github-provider',
     ],
   },
   {
