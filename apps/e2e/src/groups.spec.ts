@@ -21,6 +21,7 @@ describe('the e2e groups', () => {
   it('select the suites and test files of an area, in either number', () => {
     const restores = [...suitesOfArea('restores')].sort();
     assert.deepEqual(restores, [
+      'callee-checks',
       'pitr-restores',
       'pitr-restores-in-place',
       'restore-crashes',

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import {
   BACKUP_PATTERNS,
-  BackupIdRef,
+  BackupPlanRequest,
   BackupRef,
   BackupRestoreRequest,
   DatabaseIdRef,
@@ -54,8 +54,8 @@ export class BackupsController {
   }
 
   @Handles(BACKUP_PATTERNS.restorePlan)
-  restorePlan(@MessageBody() body: BackupIdRef) {
-    return this.backups.restorePlan(body.backup_id);
+  restorePlan(@MessageBody() body: BackupPlanRequest) {
+    return this.backups.restorePlan(body.backup_id, body.database_id);
   }
 
   @Handles(BACKUP_PATTERNS.takeBase)

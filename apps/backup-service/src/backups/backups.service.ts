@@ -156,9 +156,15 @@ export class BackupsService {
     };
   }
 
-  /** For the provisioner, at each restore attempt: a fresh link to the archive and its checksum. */
-  async restorePlan(backupId: string): Promise<RestorePlan> {
-    const record = isId('bkp', backupId) ? await this.backups.findOneBy({ id: backupId }) : null;
+  /**
+   * For the provisioner, as it records a restore and at each attempt: a fresh link to the
+   * archive and its checksum. Only for the database the backup was taken of: a restore of
+   * another database's backup finds none, whatever its caller asserts.
+   */
+  async restorePlan(backupId: string, databaseId: string): Promise<RestorePlan> {
+    const record = isId('bkp', backupId)
+      ? await this.backups.findOneBy({ id: backupId, databaseId })
+      : null;
     if (!record) throw new DomainError('BACKUP_NOT_FOUND', `Backup ${backupId} was not found.`);
     assertCompleted(record, 'restored');
     return {

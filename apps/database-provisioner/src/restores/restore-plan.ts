@@ -34,6 +34,7 @@ export async function planOf(
           })
         : await rpc.call(BACKUP_PATTERNS.restorePlan, ctx, {
             backup_id: restore.backupId ?? '',
+            database_id: restore.databaseId,
           });
     } catch (err) {
       // Not answering (a restart, an outage) is not a refusal: the job retries.

@@ -10,8 +10,8 @@ import type {
   RequestContext,
   RestoreRef,
 } from '@pgcloud/contracts';
-import { DomainError, isId, newId } from '@pgcloud/contracts';
-import { assertTimeLeft, requireUser, waitWithinDeadline } from '@pgcloud/messaging';
+import { BACKUP_PATTERNS, DomainError, isId, newId } from '@pgcloud/contracts';
+import { RpcClient, assertTimeLeft, requireUser, waitWithinDeadline } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, IsNull, Not } from 'typeorm';
@@ -38,6 +38,7 @@ export class RestoresService {
     private readonly databases: DatabasesService,
     private readonly jobs: RestoreJobs,
     private readonly driver: DatabaseDriver,
+    private readonly rpc: RpcClient,
   ) {}
 
   async create(ctx: RequestContext, request: CreateRestoreRequest): Promise<CreatedRestore> {
@@ -122,6 +123,12 @@ export class RestoresService {
   ): Promise<{ id: string; source: DatabaseEntity } | undefined> {
     const ownerId = requireUser(ctx);
     const source = await this.databases.findOwned(ctx, request);
+    // The caller names the backup; its owner answers whether it is one of this database.
+    if (request.kind === 'backup')
+      await this.rpc.call(BACKUP_PATTERNS.restorePlan, ctx, {
+        backup_id: request.backup_id ?? '',
+        database_id: source.id,
+      });
     const restore: Partial<RestoreEntity> & Pick<RestoreEntity, 'id'> = {
       id: newId('rstr'),
       databaseId: source.id,

@@ -107,7 +107,10 @@ export class PitrRestores {
     const found = await this.targets.reached(ctx, databaseId, request);
     const { archive, base, target } = found;
     if (archive.startLsn === null || archive.timeline === null) throw notEnabled();
-    const backup = await this.rpc.call(BACKUP_PATTERNS.restorePlan, ctx, { backup_id: base.id });
+    const backup = await this.rpc.call(BACKUP_PATTERNS.restorePlan, ctx, {
+      backup_id: base.id,
+      database_id: databaseId,
+    });
     const segments = await this.segments.onTimeline(archive.databaseId, archive.timeline);
     let next = segmentOf(base.startLsn);
     const wal: NonNullable<RestorePlan['wal_segments']> = [];

@@ -12,8 +12,14 @@ export class BackupRef extends DatabaseRef {
 /** backups.restore: the backup and where it goes (RestoreBackupDto's rules). */
 export class BackupRestoreRequest extends IntersectionType(BackupRef, RestoreBackupDto) {}
 
-/** backups.restore-plan: a backup by its id (between services). */
-export class BackupIdRef {
+/**
+ * backups.restore-plan (between services): a backup by its id, and the database it is
+ * asked for; a backup of another database is not found.
+ */
+export class BackupPlanRequest {
   @IsIdOf('bkp')
   backup_id: string;
+
+  @IsIdOf('db')
+  database_id: string;
 }

@@ -2,7 +2,7 @@ import { rpc } from '../catalogue.js';
 import { DatabaseIdRef, DatabaseRef } from '../databases/databases.messages.js';
 import type { Deleted } from '../projects/projects.types.js';
 import type { CreatedRestore, RestoreDryRun, RestorePlan } from '../restores/restores.types.js';
-import { BackupIdRef, BackupRef, BackupRestoreRequest } from './backups.messages.js';
+import { BackupPlanRequest, BackupRef, BackupRestoreRequest } from './backups.messages.js';
 import type { ArchiveBackup, Backup, CreatedBackup, DownloadLink } from './backups.types.js';
 
 /** Message patterns answered by backup-service. */
@@ -37,5 +37,9 @@ export const BACKUP_PATTERNS = {
     BackupRestoreRequest,
   ),
   /** A fresh download link for a completed backup (provisioner). */
-  restorePlan: rpc<BackupIdRef, RestorePlan>('backups', 'backups.restore-plan', BackupIdRef),
+  restorePlan: rpc<BackupPlanRequest, RestorePlan>(
+    'backups',
+    'backups.restore-plan',
+    BackupPlanRequest,
+  ),
 } as const;
