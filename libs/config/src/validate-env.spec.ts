@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
 import { CommonEnv } from './common-env.js';
 import { ConfigError, parsePairs, shownValue, validateEnv } from './validate-env.js';
 
@@ -66,6 +69,66 @@ describe('validateEnv', () => {
     assert.equal(shownValue('GITHUB_CLIENT_ID', 'Iv1.abc'), '"Iv1.abc"');
     assert.equal(shownValue('DAEMON_TOKEN_FILE', '/run/token'), '"/run/token"');
     assert.equal(shownValue('PORT', undefined), 'null');
+  });
+
+  describe('settings given as files (<NAME>_FILE)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pgcloud-settings-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = (name: string, text: string) => {
+      const path = join(dir, name);
+      writeFileSync(path, text, { mode: 0o600 });
+      return path;
+    };
+
+    it("reads a setting's value from its file, less the final line break", () => {
+      const databaseUrl = 'postgres://pgcloud:s3cr3t-pw@db.internal:5432/pgcloud';
+      const env = validateEnv(CommonEnv, {
+        DATABASE_URL_FILE: file('database-url', `${databaseUrl}\n`),
+        RABBITMQ_URL_FILE: file('rabbitmq-url', 'amqp://guest:guest@127.0.0.1:5672'),
+        RPC_TIMEOUT_MS: '1500',
+      });
+      assert.equal(env.DATABASE_URL, databaseUrl);
+      assert.equal(env.RABBITMQ_URL, 'amqp://guest:guest@127.0.0.1:5672');
+      assert.equal(env.RPC_TIMEOUT_MS, 1500);
+    });
+
+    it('checks a value from a file like any other, masking its secrets', () => {
+      const path = file('broker-url', 'amqp://guest:hunter2@rabbitmq:5672\n');
+      assert.throws(
+        () => validateEnv(CommonEnv, { RABBITMQ_URL_FILE: path }),
+        (err: unknown) => {
+          assert.ok(err instanceof ConfigError);
+          assert.doesNotMatch(err.message, /hunter2/);
+          assert.match(err.message, /RABBITMQ_URL="amqp:\/\/guest:\*\*\*@rabbitmq:5672"/);
+          return true;
+        },
+      );
+    });
+
+    it('refuses a setting given both ways, and a file it cannot read, naming the variable', () => {
+      const path = file('database-url-2', 'postgres://a@b/c');
+      assert.throws(
+        () => validateEnv(CommonEnv, { DATABASE_URL: 'postgres://x@y/z', DATABASE_URL_FILE: path }),
+        (err: unknown) =>
+          err instanceof ConfigError &&
+          /^DATABASE_URL_FILE=.*: DATABASE_URL is set too; set only one$/.test(
+            err.problems[0] ?? '',
+          ),
+      );
+      const missing = join(dir, 'no-such-file');
+      assert.throws(
+        () => validateEnv(CommonEnv, { DATABASE_URL_FILE: missing }),
+        (err: unknown) =>
+          err instanceof ConfigError &&
+          err.problems.length === 1 &&
+          err.problems[0] === `DATABASE_URL_FILE="${missing}": cannot be read (ENOENT)`,
+      );
+    });
+
+    it('leaves variables alone that name no setting of the app', () => {
+      const env = validateEnv(CommonEnv, { RABBITMQ_CONFIG_FILE: join(dir, 'not-read') });
+      assert.equal(env.RABBITMQ_URL, 'amqp://guest:guest@127.0.0.1:5672');
+    });
   });
 
   it('parses id=name pairs', () => {

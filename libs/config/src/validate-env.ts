@@ -1,6 +1,7 @@
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
 import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { getMetadataStorage, validateSync } from 'class-validator';
 
 /** Thrown at start when a setting is missing or bad; names every variable at fault. */
 export class ConfigError extends Error {
@@ -12,7 +13,9 @@ export class ConfigError extends Error {
 
 /**
  * Reads an app's settings from the environment into its typed class: the class's
- * property initialisers are the defaults, its class-validator decorators the rules.
+ * property initialisers are the defaults, its class-validator decorators the rules. Any
+ * setting may be given as `<NAME>_FILE` instead, the path of a file holding its value (a
+ * Docker or Kubernetes secret), so that the process's environment holds no secret.
  */
 export function validateEnv<T extends object>(
   envClass: new () => T,
@@ -21,7 +24,10 @@ export function validateEnv<T extends object>(
   const defined = Object.fromEntries(
     Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
   );
-  const config = plainToInstance(envClass, defined, {
+  const fromFiles = settingsFromFiles(envClass, defined);
+  if (fromFiles.problems.length > 0) throw new ConfigError(fromFiles.problems);
+  const settings = { ...defined, ...fromFiles.values };
+  const config = plainToInstance(envClass, settings, {
     enableImplicitConversion: true,
     exposeDefaultValues: true,
   });
@@ -30,11 +36,47 @@ export function validateEnv<T extends object>(
     throw new ConfigError(
       errors.map(
         (e) =>
-          `${e.property}=${shownValue(e.property, env[e.property])}: ${Object.values(e.constraints ?? {}).join('; ')}`,
+          `${e.property}=${shownValue(e.property, settings[e.property])}: ${Object.values(e.constraints ?? {}).join('; ')}`,
       ),
     );
   }
   return config;
+}
+
+const FILE_SUFFIX = '_FILE';
+
+/**
+ * The settings of `envClass` given as `<NAME>_FILE`: each file's text less one final line
+ * break. A setting given both ways, or a file that cannot be read, is a problem.
+ */
+function settingsFromFiles(
+  envClass: new () => object,
+  env: Record<string, string | undefined>,
+): { values: Record<string, string>; problems: string[] } {
+  const names = new Set([
+    ...Object.keys(new envClass()),
+    ...getMetadataStorage()
+      .getTargetValidationMetadatas(envClass, '', true, false)
+      .map((rule) => rule.propertyName),
+  ]);
+  const values: Record<string, string> = {};
+  const problems: string[] = [];
+  for (const [variable, path] of Object.entries(env)) {
+    const name = variable.slice(0, -FILE_SUFFIX.length);
+    if (!variable.endsWith(FILE_SUFFIX) || !names.has(name) || names.has(variable) || !path)
+      continue;
+    if (env[name] !== undefined) {
+      problems.push(`${variable}=${JSON.stringify(path)}: ${name} is set too; set only one`);
+      continue;
+    }
+    try {
+      values[name] = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
+    } catch (err) {
+      const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      problems.push(`${variable}=${JSON.stringify(path)}: cannot be read (${reason})`);
+    }
+  }
+  return { values, problems };
 }
 
 // Names of settings whose whole value is a secret (a path to a secret's file is not one).
