@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError } from '@pgcloud/config';
-import { loadConfig } from './config.js';
+import { loadConfig as loadWith } from './config.js';
+
+/** The object store every deployment names (S3_ENDPOINT), beside the settings of a case. */
+const STORE = { S3_ENDPOINT: 'http://127.0.0.1:7480' };
+const loadConfig = (env: Record<string, string>, podNamespace: () => string | undefined) =>
+  loadWith({ ...STORE, ...env }, podNamespace);
 
 const KUBERNETES = {
   DATABASE_DRIVER: 'kubernetes',
@@ -22,6 +27,14 @@ function refuses(env: Record<string, string>, names: string[], podNamespace = in
     },
   );
 }
+
+describe('database-provisioner config: the object store', () => {
+  it('needs S3_ENDPOINT, an http(s) URL, and keeps it', () => {
+    assert.equal(loadConfig({}, inPod).S3_ENDPOINT, 'http://127.0.0.1:7480');
+    refuses({ S3_ENDPOINT: '' }, ['S3_ENDPOINT']);
+    refuses({ S3_ENDPOINT: 'ftp://store' }, ['S3_ENDPOINT']);
+  });
+});
 
 describe('database-provisioner config: the driver', () => {
   it('selects the local driver by default, with no kubernetes settings', () => {

@@ -9,6 +9,7 @@ import {
   IsNumber,
   IsOptional,
   IsString,
+  IsUrl,
   Matches,
   Max,
   Min,
@@ -87,6 +88,16 @@ export class ProvisionerConfig extends CommonEnv {
   @IsDefined({ message: 'required with DATABASE_DRIVER=kubernetes' })
   @IsString()
   PGCLOUD_IMAGE?: string;
+
+  /**
+   * The object store backup-service and pitr-worker keep backups and WAL in (the same
+   * setting as theirs): a restore downloads only from links to its origin.
+   */
+  @IsUrl(
+    { require_tld: false, protocols: ['http', 'https'], require_protocol: true },
+    { message: 'must be the http(s) URL of an S3-compatible store' },
+  )
+  S3_ENDPOINT!: string;
 
   /** PostgreSQL's server binaries; default: where `pg_config --bindir` says. */
   @IsOptional()

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RestorePlan } from '@pgcloud/contracts';
 import { PermanentJobError } from '@pgcloud/jobs';
-import { NO_PLAN, recoveryOf } from './restore-plan.js';
+import { NO_PLAN, assertLinksAt, recoveryOf } from './restore-plan.js';
 
 const PLAN: RestorePlan = {
   base_backup_url: 'http://127.0.0.1:7480/bucket/base.tar.zst',
@@ -58,5 +58,42 @@ describe('recoveryOf: a PITR plan from pitr-worker, checked again', () => {
         refusedAsNoPlan,
         name,
       );
+  });
+});
+
+describe('assertLinksAt: a plan downloads only from the object store', () => {
+  const STORE = 'http://127.0.0.1:7480';
+
+  it("passes a plan whose every link is to the store's origin", () => {
+    assertLinksAt(PLAN, STORE);
+    assertLinksAt({ ...PLAN, wal_segments: undefined }, STORE);
+  });
+
+  it('refuses, for good, a link to another host, port or scheme, or no URL at all', () => {
+    for (const link of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://127.0.0.1:5432/x',
+      'https://127.0.0.1:7480/bucket/base.tar.zst',
+      'file:///etc/passwd',
+      'http://127.0.0.1:7480@evil.example/x',
+      'not a url',
+    ]) {
+      assert.throws(
+        () => assertLinksAt({ ...PLAN, base_backup_url: link }, STORE),
+        refusedAsNoPlan,
+        link,
+      );
+      const segment = {
+        name: '000000010000000000000003',
+        urls: [link],
+        partial: false,
+        size_bytes: 1,
+      };
+      assert.throws(
+        () => assertLinksAt({ ...PLAN, wal_segments: [segment] }, STORE),
+        refusedAsNoPlan,
+        link,
+      );
+    }
   });
 });

@@ -46,6 +46,28 @@ export async function planOf(
   }
 }
 
+/**
+ * Fails a plan with a link that is not to the object store at `origin` (the origin of
+ * S3_ENDPOINT): a plan comes from another service, and the provisioner downloads from no
+ * other place, whatever a plan says (PermanentJobError, before anything is written).
+ */
+export function assertLinksAt(plan: RestorePlan, origin: string): void {
+  const links = [plan.base_backup_url, ...(plan.wal_segments ?? []).flatMap((w) => w.urls)];
+  for (const link of links) {
+    let url: URL | undefined;
+    try {
+      url = new URL(link);
+    } catch {
+      url = undefined;
+    }
+    if (url?.origin !== origin)
+      throw new PermanentJobError(
+        `no plan: a link of the plan is not to the object store (${origin})`,
+        NO_PLAN,
+      );
+  }
+}
+
 /** What a PITR restore's record says it stops at, as pitr-worker is asked for its plan. */
 function pitrTarget(restore: RestoreEntity): PitrTargetFields {
   if (restore.targetLsn) return { target_lsn: restore.targetLsn };

@@ -80,6 +80,8 @@ export class World {
   /** A crash left the restored data swapped in already. */
   swapped = false;
   planError: Error | undefined;
+  /** What backup-service and pitr-worker put in their plans besides the usual. */
+  planExtra: Partial<RestorePlan> = {};
   /** The new database's server is made once this settles (at once without it). */
   making: Promise<void> | undefined;
   createError: Error | undefined;
@@ -166,7 +168,12 @@ export class World {
       answer(PITR_PATTERNS.restorePlan, (p) =>
         this.plan(`pitr plan ${p.database_id} ${p.target_time}`, {
           wal_segments: [
-            { name: '000000010000000000000002', urls: ['u'], partial: true, size_bytes: 9 },
+            {
+              name: '000000010000000000000002',
+              urls: ['https://s3/w'],
+              partial: true,
+              size_bytes: 9,
+            },
           ],
           target_time: p.target_time,
         }),
@@ -224,13 +231,15 @@ export class World {
         return step(`event ${def.name}`);
       },
     } as unknown as Outbox;
-    const config = { JOB_LEASE_SECONDS: 30 } as ProvisionerConfig;
+    const config = { JOB_LEASE_SECONDS: 30, S3_ENDPOINT: 'https://s3' } as ProvisionerConfig;
     return new RestoreJobs(rpc, dataSource, driver, secrets, databaseJobs, outbox, config);
   }
 
   private plan(what: string, extra: Partial<RestorePlan> = {}): Promise<RestorePlan> {
     this.steps.push(what);
-    return this.planError ? Promise.reject(this.planError) : Promise.resolve({ ...PLAN, ...extra });
+    return this.planError
+      ? Promise.reject(this.planError)
+      : Promise.resolve({ ...PLAN, ...extra, ...this.planExtra });
   }
 }
 

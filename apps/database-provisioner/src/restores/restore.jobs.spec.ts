@@ -168,12 +168,18 @@ describe('RestoreJobs', () => {
     ]);
   });
 
-  it('fails for good on a refused plan or a corrupt archive; retries when nobody answered', async () => {
+  it('fails for good on a refused plan, a link off the store or a corrupt archive; retries when nobody answered', async () => {
     const refused = new World();
     refused.addRestore();
     refused.planError = new DomainError('BACKUP_NOT_FOUND', 'gone');
     await assert.rejects(run(refused), permanent('no-plan'));
     assert.ok(!refused.steps.some((s) => s.startsWith('pause') || s.startsWith('build')));
+
+    const elsewhere = new World();
+    elsewhere.addRestore();
+    elsewhere.planExtra = { base_backup_url: 'http://169.254.169.254/latest/meta-data/' };
+    await assert.rejects(run(elsewhere), permanent('no-plan'));
+    assert.ok(!elsewhere.steps.some((s) => s.startsWith('pause') || s.startsWith('build')));
 
     const silent = new World();
     silent.addRestore();

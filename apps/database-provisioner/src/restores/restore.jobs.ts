@@ -22,7 +22,7 @@ import { RestoreEntity } from './restore.entity.js';
 import type { RestoreJobPayload, RestoreParties } from './restore-failures.js';
 import { DELETED_REASON, RESTORE_FAILURES, RestoreFailures } from './restore-failures.js';
 import { RestoreTimer } from './restore.metrics.js';
-import { planOf, recoveryOf } from './restore-plan.js';
+import { assertLinksAt, planOf, recoveryOf } from './restore-plan.js';
 import { RestoreTracker } from './restore-progress.js';
 
 const SCHEMA = 'provisioner';
@@ -44,6 +44,8 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly logger = new Logger(RestoreJobs.name);
   private readonly runner: JobRunner;
   private readonly failures: RestoreFailures;
+  /** The only origin a plan's links may point to. */
+  private readonly objectStoreOrigin: string;
 
   constructor(
     private readonly rpc: RpcClient,
@@ -55,6 +57,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     config: ProvisionerConfig,
   ) {
     this.failures = new RestoreFailures(driver, databaseJobs, outbox);
+    this.objectStoreOrigin = new URL(config.S3_ENDPOINT).origin;
     this.runner = new JobRunner({
       dataSource,
       schema: SCHEMA,
@@ -287,7 +290,9 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       // Until the build begins (on hold, planned: the archive may still be catching up) the
       // restore shows `queued`: nothing is being restored yet.
       const plan = await timer.phase('plan', () => planOf(this.rpc, ctx, restore));
-      // Checked before anything is paused or written: a target beyond its grammar fails here.
+      // Checked before anything is paused or written: a target beyond its grammar, or a
+      // link to anywhere but the object store, fails here.
+      assertLinksAt(plan, this.objectStoreOrigin);
       const recovery = recoveryOf(plan);
       await tracker.totals(plan.base_backup_size_bytes, plan.wal_segments?.length ?? 0);
       // The data is about to change: the WAL receiver stops, and its archive starts anew

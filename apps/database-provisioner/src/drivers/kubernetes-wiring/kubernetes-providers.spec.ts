@@ -70,6 +70,7 @@ describe('the driver DATABASE_DRIVER selects, as the app wires it', () => {
         DATABASE_DRIVER: 'kubernetes',
         KUBERNETES_NAMESPACES: 'eu-west=default',
         PGCLOUD_IMAGE: 'pgcloud',
+        S3_ENDPOINT: 'http://127.0.0.1:7480',
       },
       () => 'default',
     );
@@ -93,7 +94,7 @@ describe('the driver DATABASE_DRIVER selects, as the app wires it', () => {
   });
 
   it('local: the local driver and its readiness, nothing of Kubernetes', async () => {
-    const config = loadConfig({}, () => undefined);
+    const config = loadConfig({ S3_ENDPOINT: 'http://127.0.0.1:7480' }, () => undefined);
     const app = await NestFactory.createApplicationContext(WiringModule.forRoot(config, []), {
       logger: false,
     });

@@ -10,6 +10,7 @@ const config = loadConfig(
     DATABASE_DRIVER: 'kubernetes',
     KUBERNETES_NAMESPACES: 'eu-west=pgcloud-databases,us-east=pgcloud-us',
     PGCLOUD_IMAGE: 'pgcloud',
+    S3_ENDPOINT: 'http://127.0.0.1:7480',
   },
   () => 'pgcloud',
 );
