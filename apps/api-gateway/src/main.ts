@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { loadSocketTimeouts } from '@pgcloud/config';
+import { applySocketTimeouts } from '@pgcloud/http';
 import { createLogger } from '@pgcloud/observability';
 import { AppModule } from './app.module.js';
 import { loadConfig } from './config.js';
@@ -35,5 +37,7 @@ addDocumentationRateLimit(fastify, app.get(RateLimiter));
 addBodyParsers(fastify);
 serveOpenApi(app, buildOpenApiDocument(app));
 app.enableShutdownHooks();
+// Slow clients are cut off: a socket is held for no longer than a request may take.
+applySocketTimeouts(app.getHttpServer(), loadSocketTimeouts());
 await app.listen(config.GATEWAY_PORT, config.GATEWAY_HOST);
 new Logger('Bootstrap').log(`api-gateway is listening on ${await app.getUrl()}`);

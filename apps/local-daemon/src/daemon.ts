@@ -2,12 +2,12 @@ import type { INestApplication } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { hostCheck, requestIdMiddleware } from '@pgcloud/http';
+import { applySocketTimeouts, hostCheck, requestIdMiddleware } from '@pgcloud/http';
 import { createLogger } from '@pgcloud/observability';
 import { AccessToken } from './access/access-token.js';
 import { AppModule } from './app.module.js';
 import type { DaemonConfig } from './config.js';
-import { ensureSecretFile } from '@pgcloud/config';
+import { ensureSecretFile, loadSocketTimeouts } from '@pgcloud/config';
 import { ManagedServer, openServerAccess } from './server/managed-server.js';
 
 /**
@@ -42,6 +42,7 @@ export async function startDaemon(config: DaemonConfig): Promise<INestApplicatio
     );
     app.disable('x-powered-by');
     app.enableShutdownHooks();
+    applySocketTimeouts(app.getHttpServer(), loadSocketTimeouts());
     await app.listen(config.DAEMON_PORT, DAEMON_HOST);
   } catch (err) {
     if (app) await app.close().catch(() => undefined);

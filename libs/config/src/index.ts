@@ -3,3 +3,4 @@ export * from './common-env.js';
 export * from './storage-env.js';
 export * from './loopback.js';
 export * from './secret-file.js';
+export * from './socket-timeouts-env.js';

@@ -5,3 +5,4 @@ export * from './http-error.filter.js';
 export * from './raw-response.js';
 export * from './request-id.middleware.js';
 export * from './validation.pipe.js';
+export * from './socket-timeouts.js';

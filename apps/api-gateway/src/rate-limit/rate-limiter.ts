@@ -4,7 +4,7 @@ import { DomainError } from '@pgcloud/contracts';
 import type { FastifyReply } from 'fastify';
 import { GatewayConfig } from '../config.js';
 import type { ClientRequest } from '../http/client-ip.js';
-import { clientIp } from '../http/client-ip.js';
+import { bucketAddress, clientIp } from '../http/client-ip.js';
 import { rateLimitRefusals } from './rate-limit.metrics.js';
 import { RateLimitStore } from './rate-limit.store.js';
 import type { BucketLimit } from './token-bucket.js';
@@ -34,7 +34,7 @@ export class RateLimiter {
   ): Promise<void> {
     const [key, limit] = user
       ? [`user:${user.id}`, this.tierLimit(user.tier)]
-      : [`ip:${clientIp(req, this.config.TRUST_PROXY)}`, this.ipLimit()];
+      : [`ip:${bucketAddress(clientIp(req, this.config.TRUST_PROXY))}`, this.ipLimit()];
     const decision = await this.store.take(key, limit);
     if (user) this.remember(user.id, decision.remaining);
     reply.headers({

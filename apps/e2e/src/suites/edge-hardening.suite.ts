@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiResponse } from '@pgcloud/testing';
 import {
   ApiClient,
@@ -16,10 +19,12 @@ import { requestWithHost } from '../support/raw-http.js';
 import { newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js';
 
 // spec/decisions.md sections 3 and 11: the Host check, security headers, the verification
-// form's anti-forgery token, TRUST_PROXY as a number of proxies, and the IP bucket that
-// pays for made-up tokens before auth-service is asked.
+// form's anti-forgery token, TRUST_PROXY as a number of proxies, the IP bucket that pays
+// for made-up tokens before auth-service is asked, and the sockets' timeouts.
 
 const PUBLIC_HOST = 'api.pgcloud.test';
+/** The direct edge's HTTP_HEADERS_TIMEOUT_MS, shortened from 10 s. */
+const HEADERS_TIMEOUT_MS = 1500;
 
 /** A gateway alone, as a public deployment would configure its edge. */
 function edgeOnly(env: Record<string, string>): Promise<Stack> {
@@ -57,7 +62,7 @@ describe('the hardened edge: Host, proxies', () => {
         ALLOWED_HOSTS: 'alt.pgcloud.test,Other.Pgcloud.Test',
         TRUST_PROXY: '1',
       }),
-      edgeOnly({ TRUST_PROXY: '0' }),
+      edgeOnly({ TRUST_PROXY: '0', HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS) }),
     ]);
   });
 
@@ -125,6 +130,32 @@ describe('the hardened edge: Host, proxies', () => {
       headers: { 'x-forwarded-for': `${clientAddress}, 203.0.113.51` },
     });
     assert.equal(other.status, 200);
+  });
+
+  it('cuts off a client that sends its request head a byte a second, at the header timeout', async () => {
+    const { hostname, port } = new URL(directEdge.baseUrl);
+    const socket = connect(Number(port), hostname);
+    socket.on('error', () => undefined); // a byte written as the gateway closes
+    await once(socket, 'connect');
+    const startedAt = Date.now();
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    const closed = once(socket, 'close').then(() => Date.now() - startedAt);
+    const head = `GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'a'.repeat(60)}`;
+    const dripping = (async () => {
+      for (const byte of head) {
+        if (socket.destroyed) return;
+        socket.write(byte);
+        await sleep(1000);
+      }
+    })();
+    const limit = HEADERS_TIMEOUT_MS + 5000;
+    const elapsed = await Promise.race([closed, sleep(limit).then(() => -1)]);
+    socket.destroy();
+    await dripping;
+    assert.ok(elapsed !== -1, `still open after ${limit} ms`);
+    assert.ok(elapsed >= HEADERS_TIMEOUT_MS - 250, `cut off after ${elapsed} ms`);
+    assert.match(answer, /^HTTP\/1\.1 408 /);
   });
 
   it('with TRUST_PROXY=0, X-Forwarded-For is ignored', async () => {
