@@ -34,6 +34,26 @@ const settings = {
   listenAddress: '127.0.0.1',
 };
 
+// A secret of the provisioner's own environment, set before any server starts: none of
+// its servers may be given it.
+const PROVISIONER_SECRET = `canary-${randomBytes(12).toString('hex')}`;
+process.env['PGCLOUD_TEST_PROVISIONER_SECRET'] = PROVISIONER_SECRET;
+/**
+ * All a server's environment may hold: the provisioner's fixed PATH and locale, and what
+ * pg_ctl and the shell it starts postgres with set (the data directory, its own paths).
+ */
+const SERVER_ENV = [
+  'PATH',
+  'LC_ALL',
+  'PGDATA',
+  'PGLOCALEDIR',
+  'PGSYSCONFDIR',
+  'PG_GRANDPARENT_PID',
+  'PWD',
+  'SHLVL',
+  '_',
+];
+
 const exists = (path: string): Promise<boolean> =>
   access(path).then(
     () => true,
@@ -249,6 +269,19 @@ describe('LocalDriver against real PostgreSQL servers', () => {
     const { leaks, bytesScanned } = findSecretsInLogs([serverDir], secrets);
     assert.ok(bytesScanned > 0, 'the server log is empty');
     assert.deepEqual(leaks, []);
+  });
+
+  it("starts the server with none of the provisioner's environment", async () => {
+    const pid = await postmasterPid(serverPaths(dataDir, spec.serverId).pgdata);
+    const environ = (await readFile(`/proc/${pid}/environ`, 'utf8')).split('\0').filter(Boolean);
+    const names = environ.map((entry) => entry.slice(0, entry.indexOf('=')));
+    assert.deepEqual(
+      names.filter((name) => !SERVER_ENV.includes(name)),
+      [],
+      `the postmaster's environment: ${names.join(' ')}`,
+    );
+    assert.ok(names.includes('PATH'));
+    assert.ok(!environ.some((entry) => entry.includes(PROVISIONER_SECRET)));
   });
 
   it('comes back after kill -9 of the postmaster, data intact', async () => {
