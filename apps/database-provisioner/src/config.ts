@@ -159,6 +159,15 @@ export class ProvisionerConfig extends CommonEnv {
   @Max(600)
   JOB_LEASE_SECONDS: number = 30;
 
+  /**
+   * How often a running restore's numbers (bytes downloaded, segments replayed, its ETA) are
+   * written to its record at most; a client reading it sees them this fresh.
+   */
+  @IsInt()
+  @Min(100)
+  @Max(2000)
+  RESTORE_PROGRESS_INTERVAL_MS: number = 1000;
+
   get portRange(): { first: number; last: number } {
     const [first, last] = this.DATABASE_PORT_RANGE.split('-').map(Number);
     return { first: first ?? 0, last: last ?? 0 };

@@ -14,7 +14,7 @@ const FRESH = {
 } as RestoreEntity;
 
 /** A tracker on a clock the spec moves, and the writes it made. */
-function tracked(record: RestoreEntity = FRESH) {
+function tracked(record: RestoreEntity = FRESH, writeEveryMs?: number) {
   const clock = { ms: 0 };
   const writes: ProgressFields[] = [];
   const failures: unknown[] = [];
@@ -29,6 +29,7 @@ function tracked(record: RestoreEntity = FRESH) {
     write,
     (e) => failures.push(e),
     () => clock.ms,
+    writeEveryMs,
   );
   return { tracker, clock, writes, failures, failWrite: () => (failNext = true) };
 }
@@ -57,6 +58,31 @@ describe('RestoreTracker', () => {
         'downloading 300/4096',
         'replaying 4096/4096',
         'replaying 4096/4096',
+      ],
+    );
+  });
+
+  it('writes as often as RESTORE_PROGRESS_INTERVAL_MS says, estimating after half of it', async () => {
+    const { tracker, clock, writes } = tracked(FRESH, 100);
+    await tracker.totals(4000, 0);
+    const build = tracker.build();
+    build.step('download');
+    clock.ms = 40;
+    build.downloaded(400);
+    clock.ms = 100;
+    build.downloaded(1000);
+    clock.ms = 200;
+    build.downloaded(2000);
+    await tracker.flush();
+
+    assert.deepEqual(
+      writes.map((w) => `${w.phase} ${w.bytesDone} ${w.etaSeconds}`),
+      [
+        'queued 0 null',
+        'downloading 0 null',
+        'downloading 1000 1',
+        'downloading 2000 1',
+        'downloading 2000 1',
       ],
     );
   });

@@ -15,10 +15,8 @@ const PHASE_OF_STEP: Record<RestoreBuildStep, RestorePhase> = {
   recover: 'replaying',
   check: 'checking',
 };
-// The bytes of a download are written this often at most (the spec asks for every 2 s).
-const WRITE_EVERY_MS = 1000;
-// A rate is measured over this long at least before an estimate is made of it.
-const MEASURE_MS = 500;
+// The numbers are written this often at most unless told (every 2 s at most is asked).
+const DEFAULT_WRITE_EVERY_MS = 1000;
 
 /** Where the work of one phase of this attempt began: when, and how much was done then. */
 interface Measured {
@@ -28,8 +26,8 @@ interface Measured {
 
 /**
  * A running restore's phase and numbers, written to its record as they move on: a phase
- * at once, the bytes of a download and the segments of a replay once a second at most,
- * one write at a time and in order. Neither goes back: a retried attempt shows its phase
+ * at once, the bytes of a download and the segments of a replay once every `writeEveryMs`
+ * at most (RESTORE_PROGRESS_INTERVAL_MS), one write at a time and in order. Neither goes back: a retried attempt shows its phase
  * once it passes the one shown, and its numbers once they pass those counted.
  *
  * `eta_seconds` is what is left of the phase under way (the download's bytes, the
@@ -48,6 +46,7 @@ export class RestoreTracker {
     private readonly write: (fields: ProgressFields) => Promise<unknown>,
     private readonly failed: (err: unknown) => void,
     private readonly now: () => number = Date.now,
+    private readonly writeEveryMs: number = DEFAULT_WRITE_EVERY_MS,
   ) {
     this.fields = {
       phase: record.phase,
@@ -119,7 +118,7 @@ export class RestoreTracker {
   }
 
   private flushNowAndThen(): void {
-    if (this.now() - this.written >= WRITE_EVERY_MS) void this.flush();
+    if (this.now() - this.written >= this.writeEveryMs) void this.flush();
   }
 
   /** The seconds left of a phase at the rate measured since it began in this attempt. */
@@ -127,7 +126,8 @@ export class RestoreTracker {
     if (!measured) return;
     const elapsedMs = this.now() - measured.since;
     const rate = (done - measured.from) / elapsedMs;
-    if (elapsedMs < MEASURE_MS || !(rate > 0) || total <= 0) return;
+    // Measured over half a write's interval at least before an estimate is made of it.
+    if (elapsedMs < this.writeEveryMs / 2 || !(rate > 0) || total <= 0) return;
     const etaSeconds = Math.ceil(Math.max(0, total - done) / rate / 1000);
     this.fields = { ...this.fields, etaSeconds };
   }

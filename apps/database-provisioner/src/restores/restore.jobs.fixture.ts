@@ -231,7 +231,11 @@ export class World {
         return step(`event ${def.name}`);
       },
     } as unknown as Outbox;
-    const config = { JOB_LEASE_SECONDS: 30, S3_ENDPOINT: 'https://s3' } as ProvisionerConfig;
+    const config = {
+      JOB_LEASE_SECONDS: 30,
+      S3_ENDPOINT: 'https://s3',
+      RESTORE_PROGRESS_INTERVAL_MS: 1000,
+    } as ProvisionerConfig;
     return new RestoreJobs(rpc, dataSource, driver, secrets, databaseJobs, outbox, config);
   }
 

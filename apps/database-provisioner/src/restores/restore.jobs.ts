@@ -46,6 +46,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly failures: RestoreFailures;
   /** The only origin a plan's links may point to. */
   private readonly objectStoreOrigin: string;
+  private readonly progressIntervalMs: number;
 
   constructor(
     private readonly rpc: RpcClient,
@@ -58,6 +59,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
   ) {
     this.failures = new RestoreFailures(driver, databaseJobs, outbox);
     this.objectStoreOrigin = new URL(config.S3_ENDPOINT).origin;
+    this.progressIntervalMs = config.RESTORE_PROGRESS_INTERVAL_MS;
     this.runner = new JobRunner({
       dataSource,
       schema: SCHEMA,
@@ -131,6 +133,8 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       restore,
       (fields) => restores.update({ id: restore.id, status: 'running' }, fields),
       (err) => this.logger.warn(`restore ${restore.id}: progress not written: ${String(err)}`),
+      Date.now,
+      this.progressIntervalMs,
     );
     // A cancel stops the build wherever it is: downloads, tools and the checking server.
     const cancel = new AbortController();

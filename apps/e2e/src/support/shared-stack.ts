@@ -16,6 +16,8 @@ export const SHARED_STACK_ENV = {
   LOG_LEVEL: 'debug',
   // Short, so a test can watch a download link expire.
   DOWNLOAD_URL_TTL_SECONDS: '5',
+  // A restore's numbers fresh enough to be seen while a download of a few hundred MB lasts.
+  RESTORE_PROGRESS_INTERVAL_MS: '100',
 };
 
 /**
