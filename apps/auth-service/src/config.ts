@@ -85,7 +85,10 @@ export class AuthServiceConfig extends CommonEnv {
   })
   LOCAL_IDP_ALLOWED_LOGINS?: string;
 
-  /** Run the local identity provider beyond loopback anyway (spec/decisions.md section 2). */
+  /**
+   * Run the local identity provider beyond loopback anyway (README.md, "Running it for
+   * other people").
+   */
   // Read from the raw value: implicit conversion would make the string 'false' true.
   @Transform(({ obj }: { obj: Record<string, unknown> }) => {
     const raw = obj['LOCAL_IDP_INSECURE'] ?? 'false';

@@ -5,11 +5,12 @@ import { isIP } from 'node:net';
 export type ClientRequest = Pick<IncomingMessage, 'headers' | 'socket'>;
 
 /**
- * The client's address (spec/decisions.md section 3): the socket's, or behind `trustedProxies`
- * proxies the address the outermost of them saw, which is the `trustedProxies`-th
- * X-Forwarded-For entry from the right. Entries further left are the client's own words.
- * With fewer entries than proxies, the leftmost one is the furthest address known; an
- * entry that is not an IP address counts as none (the nearest proxy's socket answers).
+ * The client's address (README.md, "Running it for other people", TRUST_PROXY): the
+ * socket's, or behind `trustedProxies` proxies the address the outermost of them saw, which
+ * is the `trustedProxies`-th X-Forwarded-For entry from the right. Entries further left
+ * are the client's own words. With fewer entries than proxies, the leftmost one is the
+ * furthest address known; an entry that is not an IP address counts as none (the nearest
+ * proxy's socket answers).
  */
 export function clientIp(req: ClientRequest, trustedProxies: number): string {
   const socketAddress = req.socket.remoteAddress ?? 'unknown';

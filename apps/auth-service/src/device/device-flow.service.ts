@@ -29,7 +29,7 @@ const SLOW_DOWN_STEP_SECONDS = 5;
 /** The first key of the advisory lock a client IP's wrong codes are counted under. */
 const WRONG_CODE_LOCK = 'auth.wrong-codes';
 
-/** The OAuth device flow with the local identity provider (spec/decisions.md section 2). */
+/** The OAuth device flow with the local identity provider. */
 @Injectable()
 export class DeviceFlowService implements DeviceFlow {
   private readonly logger = new Logger(DeviceFlowService.name);

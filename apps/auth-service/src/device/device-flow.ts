@@ -7,7 +7,7 @@ import type {
 } from '@pgcloud/contracts';
 
 /**
- * The device flow of the configured identity provider (spec/decisions.md section 2). An
+ * The device flow of the configured identity provider. An
  * abstract class rather than an interface so Nest can inject it by this token.
  */
 export abstract class DeviceFlow {

@@ -83,7 +83,7 @@ describe('GitHub poll answers', () => {
     assert.deepEqual(pollAnswerFrom({ error: 'slow_down' }), { status: 'slow_down', interval: 10 });
   });
 
-  it('maps GitHub refusals to the DomainErrors of spec/decisions.md', async () => {
+  it('maps GitHub refusals to the DomainErrors of the device flow', async () => {
     const cases: [string, string][] = [
       ['access_denied', 'ACCESS_DENIED'],
       ['expired_token', 'DEVICE_CODE_EXPIRED'],

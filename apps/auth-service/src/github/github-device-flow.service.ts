@@ -16,8 +16,8 @@ import { refusalError } from './github-answers.js';
 import { GithubApi, GithubUnavailable } from './github-api.js';
 
 /**
- * The device flow proxied to GitHub's (spec/decisions.md section 2): user_code, expires_in and
- * interval are GitHub's; an approved poll signs the GitHub user in and issues our token.
+ * The device flow proxied to GitHub's: user_code, expires_in and interval are GitHub's; an
+ * approved poll signs the GitHub user in and issues our token.
  */
 @Injectable()
 export class GithubDeviceFlowService implements DeviceFlow {

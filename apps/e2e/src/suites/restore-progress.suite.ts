@@ -28,7 +28,7 @@ const ROWS = 2_400_000;
 const COUNT_SQL = 'SELECT count(*) FROM bulk';
 
 /**
- * Restores you can watch (spec/decisions.md section 6), on a database of a few hundred MB:
+ * Restores you can watch (README.md, "Restores"), on a database of a few hundred MB:
  * read every 200 ms, as a client showing progress would, while the stack writes a
  * restore's numbers every 100 ms (RESTORE_PROGRESS_INTERVAL_MS): its download here can
  * take less than a second.
