@@ -1,5 +1,6 @@
 // Decorated classes below record their types only when reflect-metadata is loaded first.
 import 'reflect-metadata';
+import { brokerLoginOf, parseBrokerUsers } from '@pgcloud/contracts';
 import { IsIn, IsInt, IsString, IsUrl, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { isLoopbackAddress } from './loopback.js';
 
@@ -16,8 +17,16 @@ export function guestOnlyOnLoopback(value: unknown): boolean {
   } catch {
     return true; // not a URL: the format rule names it
   }
-  const login = url.username === '' ? 'guest' : decodeURIComponent(url.username);
-  return login !== 'guest' || isLoopbackAddress(url.hostname);
+  return brokerLoginOf(value) !== 'guest' || isLoopbackAddress(url.hostname);
+}
+
+function brokerUsersProblem(value: string): string {
+  try {
+    parseBrokerUsers(value);
+    return '';
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
 }
 
 /** Settings every pgcloud service shares: the broker, the metadata database, logging. */
@@ -33,6 +42,20 @@ export class CommonEnv {
     },
   })
   RABBITMQ_URL: string = 'amqp://guest:guest@127.0.0.1:5672';
+
+  /**
+   * Which app each broker login is, `login=app` pairs separated by commas: a service answers
+   * a message only from the apps its pattern allows, told by the login RabbitMQ vouches
+   * for. Empty: each app's login is its own name.
+   */
+  @ValidateBy({
+    name: 'brokerUsers',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && brokerUsersProblem(value) === '',
+      defaultMessage: (args) => brokerUsersProblem(String(args?.value)),
+    },
+  })
+  BROKER_USERS: string = '';
 
   /** Prefix of every queue name, so several deployments can share one broker. */
   @Matches(/^[a-z0-9][a-z0-9._-]*$/, {

@@ -50,6 +50,19 @@ describe('validateEnv', () => {
     );
   });
 
+  it('reads BROKER_USERS as login=app pairs, refusing any other, naming the variable', () => {
+    const users = 'gw-login=api-gateway,pitr-login=pitr-worker';
+    assert.equal(validateEnv(CommonEnv, { BROKER_USERS: users }).BROKER_USERS, users);
+    assert.throws(
+      () => validateEnv(CommonEnv, { BROKER_USERS: 'gw-login=gateway' }),
+      (err: unknown) =>
+        err instanceof ConfigError &&
+        err.problems.some((p) =>
+          /^BROKER_USERS=.*"gw-login=gateway" is not login=app with app one of api-gateway/.test(p),
+        ),
+    );
+  });
+
   it('masks secrets in what it names: URL passwords, and secret settings whole', () => {
     assert.throws(
       () =>

@@ -30,6 +30,19 @@ export interface HealthPong {
   service: string;
 }
 
+/** The cloud's processes; each logs in to the broker with a login of its own. */
+export const APP_NAMES = [
+  'api-gateway',
+  'auth-service',
+  'project-service',
+  'database-provisioner',
+  'backup-service',
+  'pitr-worker',
+] as const;
+
+/** One of the cloud's processes. */
+export type AppName = (typeof APP_NAMES)[number];
+
 /** The RabbitMQ queue of each service; a deployment adds its own prefix. */
 export const SERVICE_QUEUES = {
   auth: 'auth-service',

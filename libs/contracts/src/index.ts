@@ -6,6 +6,7 @@ export * from './context.js';
 export * from './catalogue.js';
 export * from './message-rules.js';
 export * from './service-graph.js';
+export * from './broker-users.js';
 export * from './auth/auth.messages.js';
 export * from './auth/auth.patterns.js';
 export * from './auth/auth.dto.js';

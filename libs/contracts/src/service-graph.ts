@@ -1,7 +1,7 @@
 import { AUTH_PATTERNS } from './auth/auth.patterns.js';
 import { BACKUP_PATTERNS } from './backups/backups.patterns.js';
 import type { RpcDef } from './catalogue.js';
-import type { ServiceName } from './context.js';
+import type { AppName, ServiceName } from './context.js';
 import { SERVICE_NAMES } from './context.js';
 import { DATABASE_PATTERNS } from './databases/databases.patterns.js';
 import { PITR_PATTERNS } from './pitr/pitr.patterns.js';
@@ -22,15 +22,6 @@ export const PATTERN_GROUPS: Record<string, Record<string, RpcDef<object, unknow
 export const ALL_PATTERNS: RpcDef<object, unknown>[] = Object.values(PATTERN_GROUPS).flatMap(
   (group) => Object.values(group),
 );
-
-/** The cloud's processes. */
-export type AppName =
-  | 'api-gateway'
-  | 'auth-service'
-  | 'project-service'
-  | 'database-provisioner'
-  | 'backup-service'
-  | 'pitr-worker';
 
 /**
  * Who calls whom over RPC: the edges of README's "Calls and events". Each app's RpcClient

@@ -76,7 +76,7 @@ describe('ServiceClient under a deadline', () => {
         return of({ ok: true });
       },
     } as unknown as ClientProxy;
-    return new ServiceClient('test-service', proxy, 5000);
+    return new ServiceClient('test-service', proxy, 5000, 'api-gateway');
   }
 
   it('sends the answer due time and a broker expiration no longer than the wait', async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { OnApplicationShutdown } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import type { DomainEvent, EventDef, RequestContext } from '@pgcloud/contracts';
-import { EVENTS_EXCHANGE } from '@pgcloud/contracts';
+import { EVENTS_EXCHANGE, brokerLoginOf } from '@pgcloud/contracts';
 import type { AmqpConnectionManager, ChannelWrapper } from 'amqp-connection-manager';
 import amqp from 'amqp-connection-manager';
 import type { Channel } from 'amqplib';
@@ -17,16 +17,19 @@ export function eventsExchange(prefix: string): string {
 
 /**
  * Publishes domain events to the durable topic exchange, routed by event name, as
- * persistent messages the broker confirms. Consumers bind queues of their own.
+ * persistent messages the broker confirms, each naming its publisher's broker login as
+ * its `user-id`. Consumers bind queues of their own.
  */
 export class EventPublisher implements OnApplicationShutdown, ReadinessSource {
   private readonly logger = new Logger(EventPublisher.name);
   private readonly connection: AmqpConnectionManager;
   private readonly channel: ChannelWrapper;
   private readonly exchange: string;
+  private readonly login: string;
 
   constructor(broker: BrokerSettings) {
     this.exchange = eventsExchange(broker.RMQ_QUEUE_PREFIX);
+    this.login = brokerLoginOf(broker.RABBITMQ_URL);
     this.connection = amqp.connect([broker.RABBITMQ_URL], {
       connectionOptions: { noDelay: true },
       heartbeatIntervalInSeconds: 5,
@@ -66,6 +69,7 @@ export class EventPublisher implements OnApplicationShutdown, ReadinessSource {
       persistent: true,
       contentType: 'application/json',
       messageId,
+      userId: this.login,
       headers: { 'x-request-id': message.request_id },
     });
     withRequestId(message.request_id, () => this.logger.debug(`published ${event} ${messageId}`));

@@ -3,7 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import type { RpcDef } from '@pgcloud/contracts';
 
 /** What a handler answers: a catalogue pattern (its service does not matter here). */
-export type HandledPattern = Pick<RpcDef<object, unknown>, 'pattern' | 'request'>;
+export type HandledPattern = Pick<RpcDef<object, unknown>, 'pattern' | 'request' | 'senders'>;
 
 /** Metadata key under which a handler keeps the pattern it answers. */
 export const HANDLED_PATTERN = 'pgcloud:handled-pattern';

@@ -16,3 +16,4 @@ export * from './deadline.interceptor.js';
 export * from './events/index.js';
 export * from './rpc-metrics.js';
 export * from './rpc-metrics.interceptor.js';
+export * from './sender.interceptor.js';

@@ -21,7 +21,7 @@ class EchoRequest {
   @IsBoolean()
   hold!: boolean;
 }
-const ECHO = { pattern: 'test.echo', request: EchoRequest };
+const ECHO = { pattern: 'test.echo', request: EchoRequest, senders: ['api-gateway'] as const };
 
 /** Requests asking to be held wait here until released, as a slow or stuck handler does. */
 const held = new Map<string, () => void>();
@@ -56,6 +56,8 @@ describe('acks of a service consumer, on the real RabbitMQ', { timeout: 90_000 }
     MANAGEMENT_PORT: 0,
     MANAGEMENT_HOST: '127.0.0.1',
     LOG_LEVEL: 'error',
+    // This test's broker login, the local guest, sends as the gateway.
+    BROKER_USERS: 'guest=api-gateway',
   };
   const queue = queueName(broker.RMQ_QUEUE_PREFIX, 'projects');
   let client: ServiceClient;

@@ -5,7 +5,10 @@ import { SERVICE_QUEUES } from '@pgcloud/contracts';
 
 /** The broker settings a service or a client needs. */
 export interface BrokerSettings {
+  /** Its login is the sender every message names (AMQP `user-id`). */
   RABBITMQ_URL: string;
+  /** Which app each broker login is (CommonEnv); unset, each app's login is its name. */
+  BROKER_USERS?: string;
   RMQ_QUEUE_PREFIX: string;
   RMQ_PREFETCH: number;
 }

@@ -3,7 +3,7 @@ import type { ClientProxy } from '@nestjs/microservices';
 import type { AmqpConnectionManager } from 'amqp-connection-manager';
 import { RmqRecordBuilder } from '@nestjs/microservices';
 import type { Message, RequestContext, ServiceName } from '@pgcloud/contracts';
-import { DomainError, SERVICE_QUEUES, isErrorBody } from '@pgcloud/contracts';
+import { DomainError, SERVICE_QUEUES, brokerLoginOf, isErrorBody } from '@pgcloud/contracts';
 import { withRequestId } from '@pgcloud/observability';
 import { BrokerClientRMQ } from './broker-client-rmq.js';
 import { answerDueAt, callTimeoutMs, outOfTime } from './deadline.js';
@@ -26,6 +26,8 @@ export class ServiceClient {
     private readonly service: string,
     private readonly proxy: Pick<ClientProxy, 'send' | 'connect' | 'close' | 'unwrap'>,
     private readonly timeoutMs: number,
+    /** The broker login of the connection: each request names it as its sender. */
+    private readonly login: string,
     /** The gateway's clients: they wait all the time a request has left (deadline.ts). */
     private readonly atEdge = false,
   ) {}
@@ -38,14 +40,21 @@ export class ServiceClient {
     options: { atEdge?: boolean } = {},
   ): ServiceClient {
     const proxy = new BrokerClientRMQ(rmqClientOptions(broker, service).options ?? {});
-    return new ServiceClient(SERVICE_QUEUES[service], proxy, timeoutMs, options.atEdge);
+    return new ServiceClient(
+      SERVICE_QUEUES[service],
+      proxy,
+      timeoutMs,
+      brokerLoginOf(broker.RABBITMQ_URL),
+      options.atEdge,
+    );
   }
 
   /**
    * Sends one request and waits for its answer: at most `timeoutMs`, and never past what
    * the handler sending it has left before its own answer is due (ctx.deadline, see
    * deadline.ts). The message carries when its answer is due, so the service asked can
-   * tell when it comes too late to start.
+   * tell when it comes too late to start, and its sender's login as its `user-id`, which
+   * the broker checks and the service asked trusts.
    */
   async send(
     pattern: string,
@@ -70,6 +79,7 @@ export class ServiceClient {
       .setOptions({
         expiration: String(waitMs),
         persistent: false,
+        userId: this.login,
         headers: { 'x-request-id': ctx.requestId },
       })
       .build();

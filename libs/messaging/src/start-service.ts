@@ -3,7 +3,7 @@ import { Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { DynamicModule, INestMicroservice, Type } from '@nestjs/common';
 import type { ServiceName } from '@pgcloud/contracts';
-import { SERVICE_QUEUES } from '@pgcloud/contracts';
+import { SERVICE_QUEUES, parseBrokerUsers } from '@pgcloud/contracts';
 import type { ManagementOptions } from '@pgcloud/observability';
 import { ManagementModule, createLogger } from '@pgcloud/observability';
 import { AckInterceptor } from './ack.interceptor.js';
@@ -15,6 +15,7 @@ import { rmqServerOptions } from './rmq-options.js';
 import { RequestContextInterceptor } from './request-context.interceptor.js';
 import { RpcErrorFilter } from './rpc-error.filter.js';
 import { RpcMetricsInterceptor } from './rpc-metrics.interceptor.js';
+import { SenderInterceptor } from './sender.interceptor.js';
 
 /** The settings startService reads: the broker's, the log level and the management port. */
 export type ServiceSettings = BrokerSettings &
@@ -29,7 +30,8 @@ class ServiceRootModule {}
 
 /**
  * Starts a service as a RabbitMQ microservice with pgcloud's settings: explicit acks,
- * validation of every message against its declaration, no start after the caller's deadline,
+ * messages only from the apps each pattern allows, validation of every message against
+ * its declaration, no start after the caller's deadline,
  * one error filter, timing of every request, the management port (health and metrics), and
  * a clean stop on SIGTERM.
  */
@@ -57,12 +59,14 @@ export async function startService(
     logger: createLogger(SERVICE_QUEUES[service], broker),
   });
   // Time everything, refusals included; ack first, so a refused message is acknowledged
-  // too; validate before anything reads it; the request id last, right around the handler:
+  // too; refuse a sender not allowed before reading the message; validate before anything
+  // reads it; the request id last, right around the handler:
   // Nest carries the async context into the handler only from the innermost interceptor
   // (the others log with the id themselves).
   app.useGlobalInterceptors(
     new RpcMetricsInterceptor(),
     new AckInterceptor(),
+    new SenderInterceptor(parseBrokerUsers(broker.BROKER_USERS)),
     new MessageValidationInterceptor(),
     new DeadlineInterceptor(),
     new RequestContextInterceptor(),

@@ -8,6 +8,7 @@ export * from './prerequisites.js';
 export * from './sign-in.js';
 export * from './test-api.js';
 export * from './stack.js';
+export * from './broker-logins.js';
 export * from './log-lines.js';
 export * from './http-answers.js';
 export * from './up.js';

@@ -1,11 +1,11 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { freePort } from './free-port.js';
 import { canConnect } from './prerequisites.js';
 import { newRunId } from './isolated-resources.js';
-import { WORKSPACE_ROOT } from './stack.js';
+import { ensureBrokerLogins, runWithInput } from './broker-logins.js';
+import { WORKSPACE_ROOT } from './workspace-root.js';
 
 // Debian keeps the real scripts here; /usr/sbin's wrappers would switch to the rabbitmq user.
 const DEBIAN_SCRIPTS = '/usr/lib/rabbitmq/bin';
@@ -23,8 +23,9 @@ export class PrivateRabbitMq {
   ) {}
 
   /**
-   * Makes the node's directories and starts it; `config` lines are added to its
-   * rabbitmq.conf (`load_definitions = FILE` for a broker with users of its own).
+   * Makes the node's directories and starts it with each app's login (broker-logins.ts);
+   * `config` lines are added to its rabbitmq.conf (`load_definitions = FILE` for a broker
+   * with users of its own, and then no app logins).
    */
   static async start(options: { config?: string[] } = {}): Promise<PrivateRabbitMq> {
     const id = newRunId();
@@ -50,6 +51,8 @@ export class PrivateRabbitMq {
     };
     const broker = new PrivateRabbitMq(dir, env, port);
     await broker.resume();
+    if (!options.config?.some((line) => line.startsWith('load_definitions')))
+      await ensureBrokerLogins(broker.url, (args, input) => broker.ctl(args, input));
     return broker;
   }
 
@@ -75,15 +78,21 @@ export class PrivateRabbitMq {
     }
   }
 
-  /** Stops the node as an outage would: every connection drops. */
-  async halt(): Promise<void> {
-    await promisify(execFile)(
+  /** Runs rabbitmqctl against this node, `input` on its standard input. */
+  async ctl(args: string[], input?: string): Promise<void> {
+    await runWithInput(
       script('rabbitmqctl'),
-      ['-n', this.env['RABBITMQ_NODENAME'] ?? '', 'stop'],
+      ['-n', this.env['RABBITMQ_NODENAME'] ?? '', ...args],
       {
         env: { ...process.env, ...this.env },
+        input,
       },
     );
+  }
+
+  /** Stops the node as an outage would: every connection drops. */
+  async halt(): Promise<void> {
+    await this.ctl(['stop']);
     while (await canConnect('127.0.0.1', this.port, 500)) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -2,14 +2,15 @@ import type { ChildProcess } from 'node:child_process';
 import { execFile, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import type { ServiceName } from '@pgcloud/contracts';
+import type { AppName as CloudAppName, ServiceName } from '@pgcloud/contracts';
 import type { ObjectStore } from '@pgcloud/storage';
 import { HEALTH_PING } from '@pgcloud/contracts';
 import { ServiceClient } from '@pgcloud/messaging';
 import { nodeRun } from './app-run.js';
+import { brokerPasswords, ensureBrokerLogins } from './broker-logins.js';
+import { rememberSecret } from './answer-secrets.js';
 import type { ContainerImage } from './container-app.js';
 import { containerRun, removeStackContainers, stopContainer } from './container-app.js';
 import { freePort } from './free-port.js';
@@ -23,9 +24,9 @@ import type { LocalS3 } from './local-s3.js';
 import { stopLocalServers } from './local-servers.js';
 import { missingPrerequisites } from './prerequisites.js';
 import { bucketOf, provideS3 } from './run-s3.js';
+import { WORKSPACE_ROOT } from './workspace-root.js';
 
-/** The repository's root, where `apps/` lives. */
-export const WORKSPACE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export { WORKSPACE_ROOT } from './workspace-root.js';
 
 /** The processes of the cloud stack, in start order. */
 export const STACK_APPS = [
@@ -86,6 +87,8 @@ export class Stack {
     readonly id: string,
     readonly env: Record<string, string>,
     private readonly options: Required<StackOptions>,
+    /** Each cloud app's RABBITMQ_URL: its own login (broker-logins.ts). */
+    private readonly brokerUrls: Record<CloudAppName, string>,
   ) {
     this.baseUrl = `http://127.0.0.1:${env['GATEWAY_PORT']}`;
     this.logDir = join(WORKSPACE_ROOT, '.data', 'logs', id);
@@ -110,7 +113,10 @@ export class Stack {
     if (problems.length > 0) throw new Error(problems.join('\n'));
     const id = newRunId();
     const env = await stackEnv(launcher, resolved, id);
-    const stack = new Stack(id, env, resolved);
+    const brokerUrls = await ensureBrokerLogins(env['RABBITMQ_URL'] ?? launcher.RABBITMQ_URL);
+    // No log may hold an app's broker password (the e2e scan of every log).
+    for (const password of Object.values(brokerPasswords())) rememberSecret(password);
+    const stack = new Stack(id, env, resolved, brokerUrls);
     try {
       const s3 = await provideS3({ ...process.env, ...env }, stack.dataDir);
       Object.assign(env, s3.env);
@@ -177,7 +183,7 @@ export class Stack {
     if (app !== 'local-daemon') {
       const port = this.managementPorts.get(name) ?? (await freePort());
       this.managementPorts.set(name, port);
-      env = { MANAGEMENT_PORT: String(port), ...env };
+      env = { MANAGEMENT_PORT: String(port), RABBITMQ_URL: this.brokerUrls[app], ...env };
     }
     const files = this.options.output === 'files';
     const settings = { ...this.env, ...env, ...(files ? { NO_COLOR: '1' } : {}) };
@@ -334,13 +340,22 @@ export class Stack {
     }
   }
 
+  /** The RABBITMQ_URL of an app of this stack: the broker, with the app's own login. */
+  brokerUrl(app: CloudAppName): string {
+    return this.brokerUrls[app];
+  }
+
   /**
    * An untyped client of one service's queue on this stack's broker, for messages no
-   * declaration allows; close() it when done.
+   * declaration allows, sending as `as` (the gateway unless told); close() it when done.
    */
-  rawClient(service: ServiceName, timeoutMs: number): ServiceClient {
+  rawClient(
+    service: ServiceName,
+    timeoutMs: number,
+    as: CloudAppName = 'api-gateway',
+  ): ServiceClient {
     return ServiceClient.connect(
-      loadLauncherEnv({ ...process.env, ...this.env }),
+      loadLauncherEnv({ ...process.env, ...this.env, RABBITMQ_URL: this.brokerUrls[as] }),
       service,
       timeoutMs,
     );

@@ -17,10 +17,11 @@ describe('auth-service over RabbitMQ and PostgreSQL', () => {
     DEVICE_WRONG_CODE_LIMIT: '10',
     DEVICE_WRONG_CODE_WINDOW_SECONDS: '900',
   });
-  const config = loadConfig({ ...process.env, ...isolation.env });
+  const config = loadConfig({ ...process.env, ...isolation.envOf('auth-service') });
   let service: INestMicroservice;
 
   before(async () => {
+    await isolation.brokerLogins();
     service = await startService(AppModule.forRoot(config), 'auth', config);
   });
 

@@ -16,10 +16,11 @@ describe('auth-service housekeeping sweep', () => {
     AUTH_SWEEP_INTERVAL_SECONDS: '1',
     DEVICE_WRONG_CODE_WINDOW_SECONDS: '900',
   });
-  const config = loadConfig({ ...process.env, ...isolation.env });
+  const config = loadConfig({ ...process.env, ...isolation.envOf('auth-service') });
   let service: INestMicroservice;
 
   before(async () => {
+    await isolation.brokerLogins();
     service = await startService(AppModule.forRoot(config), 'auth', config);
     await isolation.sql(
       `INSERT INTO auth.users (id, identity_provider, identity_id, login, email)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { RpcDef, ServiceName } from '@pgcloud/contracts';
+import type { RpcDef } from '@pgcloud/contracts';
 import { ALL_PATTERNS, DomainError, SERVICE_NAMES, SERVICE_QUEUES } from '@pgcloud/contracts';
 import type { Stack } from '@pgcloud/testing';
 import { getMetadataStorage } from 'class-validator';
@@ -28,11 +28,19 @@ function malformed(def: RpcDef<object, unknown>): [string, unknown][] {
 
 describe('every message pattern, sent malformed over the broker', () => {
   let stack: Stack;
-  const clients = new Map<ServiceName, ReturnType<Stack['rawClient']>>();
+  const clients = new Map<string, ReturnType<Stack['rawClient']>>();
+
+  /** A client of the pattern's service, sending as the first app the pattern allows. */
+  const clientOf = (def: RpcDef<object, unknown>): ReturnType<Stack['rawClient']> => {
+    const sender = def.senders[0] ?? 'api-gateway';
+    const key = `${def.service} ${sender}`;
+    const client = clients.get(key) ?? stack.rawClient(def.service, 10_000, sender);
+    clients.set(key, client);
+    return client;
+  };
 
   before(async () => {
     stack = await sharedStack();
-    for (const service of SERVICE_NAMES) clients.set(service, stack.rawClient(service, 10_000));
   });
 
   after(async () => {
@@ -45,8 +53,7 @@ describe('every message pattern, sent malformed over the broker', () => {
       for (const [what, payload] of malformed(def)) {
         const requestId = `malformed-${def.pattern}-${sent++}`;
         const ctx = { requestId, userId: 'user_aaaaaaaaaaaaaaaaaaaa', tier: 'free' as const };
-        const answer = await clients
-          .get(def.service)!
+        const answer = await clientOf(def)
           .send(def.pattern, ctx, payload)
           .then(
             () => undefined,
@@ -58,8 +65,7 @@ describe('every message pattern, sent malformed over the broker', () => {
         );
       }
       // A context that is not one is refused the same way.
-      const answer = await clients
-        .get(def.service)!
+      const answer = await clientOf(def)
         .send(def.pattern, { requestId: 42 } as never, {})
         .catch((err: unknown) => err);
       assert.ok(answer instanceof DomainError && answer.code === 'VALIDATION_ERROR', def.pattern);

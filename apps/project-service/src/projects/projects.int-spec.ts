@@ -27,12 +27,13 @@ async function errorCode(promise: Promise<unknown>): Promise<ErrorCode> {
 
 describe('project-service over RabbitMQ and PostgreSQL', () => {
   const isolation = Isolation.create();
-  const config = loadConfig({ ...process.env, ...isolation.env });
+  const config = loadConfig({ ...process.env, ...isolation.envOf('project-service') });
   let service: INestMicroservice | undefined;
   // database-provisioner's side: the database events it publishes, sent here by hand.
-  const provisioner = new EventPublisher(config);
+  const provisioner = new EventPublisher(loadConfig(isolation.envOf('database-provisioner')));
 
   before(async () => {
+    await isolation.brokerLogins();
     service = await startService(AppModule.forRoot(config), 'projects', config);
   });
 

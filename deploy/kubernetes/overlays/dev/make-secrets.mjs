@@ -13,33 +13,12 @@
 // - rabbitmq-definitions: ../../rabbitmq/definitions.json with each user's password hash,
 //   which the dev broker loads at boot;
 // - postgres-credentials and minio-credentials for the dev servers.
-import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
+import { APPS, brokerLogins, password } from '../../rabbitmq/logins.mjs';
 
 const NAMESPACE = 'pgcloud';
-const VHOST = 'pgcloud';
-const APPS = [
-  'api-gateway',
-  'auth-service',
-  'project-service',
-  'database-provisioner',
-  'backup-service',
-  'pitr-worker',
-];
 const S3_APPS = new Set(['backup-service', 'pitr-worker']);
-
-/** A password that needs no escaping in a URL. */
-const password = () => randomBytes(24).toString('hex');
-
-/**
- * RabbitMQ's rabbit_password_hashing_sha256: base64 of a 4-byte salt followed by
- * SHA-256(salt + password).
- */
-export function rabbitPasswordHash(plain, salt = randomBytes(4)) {
-  const digest = createHash('sha256').update(salt).update(plain, 'utf8').digest();
-  return Buffer.concat([salt, digest]).toString('base64');
-}
 
 const secret = (name, stringData) => ({
   apiVersion: 'v1',
@@ -51,20 +30,14 @@ const secret = (name, stringData) => ({
 
 /** Every Secret the dev overlay refers to, consistent with one another. */
 export function devSecrets() {
-  const definitions = JSON.parse(
-    readFileSync(new URL('../../rabbitmq/definitions.json', import.meta.url), 'utf8'),
-  );
+  const { definitions, urls } = brokerLogins('rabbitmq:5672');
   const postgresPassword = password();
   const minio = { user: 'pgcloud', password: password() };
   const databaseUrl = `postgres://pgcloud:${postgresPassword}@postgres:5432/pgcloud`;
   const items = [];
   for (const app of APPS) {
-    const user = definitions.users.find((candidate) => candidate.name === app);
-    if (!user) throw new Error(`rabbitmq/definitions.json has no user ${app}`);
-    const brokerPassword = password();
-    user.password_hash = rabbitPasswordHash(brokerPassword);
     const data = {
-      RABBITMQ_URL: `amqp://${app}:${brokerPassword}@rabbitmq:5672/${VHOST}`,
+      RABBITMQ_URL: urls[app],
       DATABASE_URL: databaseUrl,
     };
     if (S3_APPS.has(app)) {

@@ -47,5 +47,6 @@ export const AUTH_PATTERNS = {
     'auth',
     'auth.users.tiers',
     UserTiersRequest,
+    ['backup-service'],
   ),
 } as const;

@@ -25,5 +25,5 @@ export class BackupStatusChanged {
 /** Events published by backup-service on EVENTS_EXCHANGE. */
 export const BACKUP_EVENTS = {
   /** A backup moved to running, completed or failed. */
-  statusChanged: event('backup.status-changed', BackupStatusChanged),
+  statusChanged: event('backup.status-changed', BackupStatusChanged, 'backup-service'),
 } as const;

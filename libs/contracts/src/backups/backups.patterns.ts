@@ -17,12 +17,15 @@ export const BACKUP_PATTERNS = {
   /** The object goes first, then the record. */
   delete: rpc<BackupRef, Deleted>('backups', 'backups.delete', BackupRef),
   /** An automated base backup for PITR's archive (pitr-worker). */
-  takeBase: rpc<DatabaseRef, { backup_id: string }>('backups', 'backups.take-base', DatabaseRef),
+  takeBase: rpc<DatabaseRef, { backup_id: string }>('backups', 'backups.take-base', DatabaseRef, [
+    'pitr-worker',
+  ]),
   /** What PITR's window is built on (pitr-worker). */
   forArchive: rpc<DatabaseIdRef, { backups: ArchiveBackup[] }>(
     'backups',
     'backups.for-archive',
     DatabaseIdRef,
+    ['pitr-worker'],
   ),
   /** Checks the backup, asks the provisioner to restore it. */
   restore: rpc<BackupRestoreRequest, CreatedRestore>(
@@ -41,5 +44,6 @@ export const BACKUP_PATTERNS = {
     'backups',
     'backups.restore-plan',
     BackupPlanRequest,
+    ['database-provisioner', 'pitr-worker'],
   ),
 } as const;

@@ -31,9 +31,9 @@ export class DatabaseEvent {
 /** Events published by database-provisioner on EVENTS_EXCHANGE. */
 export const DATABASE_EVENTS = {
   /** A database moved to another status. */
-  statusChanged: event('database.status-changed', DatabaseStatusChanged),
+  statusChanged: event('database.status-changed', DatabaseStatusChanged, 'database-provisioner'),
   /** A database record was made (a create, or a restore into a new database). */
-  created: event('database.created', DatabaseEvent),
+  created: event('database.created', DatabaseEvent, 'database-provisioner'),
   /** A database left the API; its server goes, and owners of its parts (backups, WAL) clean up. */
-  deleted: event('database.deleted', DatabaseEvent),
+  deleted: event('database.deleted', DatabaseEvent, 'database-provisioner'),
 } as const;

@@ -23,7 +23,11 @@ export const DATABASE_PATTERNS = {
     CreateDatabaseRequest,
   ),
   list: rpc<ProjectRef, { databases: Database[] }>('databases', 'databases.list', ProjectRef),
-  get: rpc<DatabaseRef, Database>('databases', 'databases.get', DatabaseRef),
+  get: rpc<DatabaseRef, Database>('databases', 'databases.get', DatabaseRef, [
+    'api-gateway',
+    'backup-service',
+    'pitr-worker',
+  ]),
   /** Needs status running. */
   url: rpc<DatabaseRef, ConnectionDetails>('databases', 'databases.url', DatabaseRef),
   delete: rpc<DatabaseRef, Deleted>('databases', 'databases.delete', DatabaseRef),
@@ -34,17 +38,20 @@ export const DATABASE_PATTERNS = {
     'databases',
     'databases.backup-source',
     DatabaseIdRef,
+    ['backup-service', 'pitr-worker'],
   ),
   /** pg_create_restore_point on the database's server (pitr-worker); its LSN, `X/XXXXXXXX`. */
   createRestorePoint: rpc<RestorePointRequest, { lsn: string }>(
     'databases',
     'databases.create-restore-point',
     RestorePointRequest,
+    ['pitr-worker'],
   ),
   /** Every running database, for schedules. */
   running: rpc<EmptyDto, { databases: RunningDatabase[] }>(
     'databases',
     'databases.running',
     EmptyDto,
+    ['backup-service'],
   ),
 } as const;

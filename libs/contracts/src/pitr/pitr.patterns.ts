@@ -60,13 +60,18 @@ export const PITR_PATTERNS = {
     PitrRestoreRequest,
   ),
   /** Base backup, WAL segments and target (provisioner). */
-  restorePlan: rpc<PitrPlanRequest, RestorePlan>('pitr', 'pitr.restore-plan', PitrPlanRequest),
+  restorePlan: rpc<PitrPlanRequest, RestorePlan>('pitr', 'pitr.restore-plan', PitrPlanRequest, [
+    'database-provisioner',
+  ]),
   /** An in-place restore begins; the receiver stops (provisioner). */
-  pauseForRestore: rpc<DatabaseIdRef, object>('pitr', 'pitr.pause-for-restore', DatabaseIdRef),
+  pauseForRestore: rpc<DatabaseIdRef, object>('pitr', 'pitr.pause-for-restore', DatabaseIdRef, [
+    'database-provisioner',
+  ]),
   /** Per database, the time from which PITR needs its backups. */
   backupsInUse: rpc<DatabaseIdsRequest, BackupsInUse>(
     'pitr',
     'pitr.backups-in-use',
     DatabaseIdsRequest,
+    ['backup-service'],
   ),
 } as const;

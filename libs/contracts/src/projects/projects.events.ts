@@ -13,7 +13,7 @@ export class ProjectEvent {
 /** Events published by project-service on EVENTS_EXCHANGE. */
 export const PROJECT_EVENTS = {
   /** A project was created. */
-  created: event('project.created', ProjectEvent),
+  created: event('project.created', ProjectEvent, 'project-service'),
   /** A project is gone from the API; owners of its parts clean up. */
-  deleted: event('project.deleted', ProjectEvent),
+  deleted: event('project.deleted', ProjectEvent, 'project-service'),
 } as const;

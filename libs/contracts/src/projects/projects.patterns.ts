@@ -9,7 +9,12 @@ export const PROJECT_PATTERNS = {
   list: rpc<EmptyDto, { projects: Project[] }>('projects', 'projects.list', EmptyDto),
   get: rpc<ProjectIdRequest, ProjectDetail>('projects', 'projects.get', ProjectIdRequest),
   /** Ownership check for other services (no counts asked). */
-  check: rpc<ProjectIdRequest, Project>('projects', 'projects.check', ProjectIdRequest),
+  check: rpc<ProjectIdRequest, Project>('projects', 'projects.check', ProjectIdRequest, [
+    'database-provisioner',
+  ]),
   delete: rpc<DeleteProjectRequest, Deleted>('projects', 'projects.delete', DeleteProjectRequest),
-  regions: rpc<EmptyDto, { regions: Region[] }>('projects', 'regions.list', EmptyDto),
+  regions: rpc<EmptyDto, { regions: Region[] }>('projects', 'regions.list', EmptyDto, [
+    'api-gateway',
+    'database-provisioner',
+  ]),
 } as const;

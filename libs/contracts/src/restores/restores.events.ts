@@ -27,5 +27,5 @@ export class RestoreFinished {
 /** Events published by database-provisioner about restores on EVENTS_EXCHANGE. */
 export const RESTORE_EVENTS = {
   /** A restore completed, failed or was cancelled; an in-place one's server takes writes again. */
-  finished: event('restore.finished', RestoreFinished),
+  finished: event('restore.finished', RestoreFinished, 'database-provisioner'),
 } as const;

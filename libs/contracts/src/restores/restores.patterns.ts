@@ -14,12 +14,14 @@ export const RESTORE_PATTERNS = {
     'databases',
     'restores.create',
     CreateRestoreRequest,
+    ['backup-service', 'pitr-worker'],
   ),
   /** A dry run of create: every check, nothing written; an estimate of its time. */
   check: rpc<CheckRestoreRequest, { estimated_seconds: number }>(
     'databases',
     'restores.check',
     CheckRestoreRequest,
+    ['backup-service', 'pitr-worker'],
   ),
   /**
    * Stops a restore before `swapping` (spec/decisions.md section 6); RESTORE_NOT_CANCELLABLE

@@ -1,7 +1,7 @@
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
-import type { EventDef, RequestContext, ServiceName } from '@pgcloud/contracts';
-import { SERVICE_QUEUES } from '@pgcloud/contracts';
+import type { AppName, EventDef, RequestContext, ServiceName } from '@pgcloud/contracts';
+import { SERVICE_QUEUES, parseBrokerUsers } from '@pgcloud/contracts';
 import { withRequestId } from '@pgcloud/observability';
 import { queryRows } from '@pgcloud/postgres';
 import type { AmqpConnectionManager, ChannelWrapper } from 'amqp-connection-manager';
@@ -61,8 +61,8 @@ interface Registered {
 /**
  * A service's consumer of domain events: a durable queue of its own bound to the events it
  * handles on the topic exchange, manual acks and a bounded prefetch. Each delivery is
- * validated against its declaration's payload class before any handler runs (an invalid one
- * is logged and dropped), then handled once: the event id goes into the service's inbox in
+ * checked to come from its publisher and validated against its payload class before any
+ * handler runs (an invalid one is logged and dropped), then handled once: the event id goes into the service's inbox in
  * the handler's own transaction, so a duplicate finds it there and does nothing. A handler
  * that fails is retried after a growing delay; its delivery stays unacked meanwhile, so
  * nothing is lost if the process dies.
@@ -79,6 +79,7 @@ export class EventSubscriber
   private readonly retryDelayMs: number;
   private readonly maxRetryDelayMs: number;
   private readonly keepInboxSeconds: number;
+  private readonly users: ReadonlyMap<string, AppName>;
   private readonly failures = new Map<string, number>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
@@ -96,6 +97,7 @@ export class EventSubscriber
     this.inbox = inboxTable(schemaOf(dataSource.options, 'EventSubscriber'));
     this.queue = eventsQueueName(broker.RMQ_QUEUE_PREFIX, service);
     this.exchange = eventsExchange(broker.RMQ_QUEUE_PREFIX);
+    this.users = parseBrokerUsers(broker.BROKER_USERS);
     this.prefetch = options.prefetch ?? DEFAULT_EVENT_PREFETCH;
     this.retryDelayMs = options.retryDelayMs ?? 1000;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
@@ -180,7 +182,7 @@ export class EventSubscriber
 
   /** Handles one delivery to its outcome: acked when handled, dropped or a duplicate. */
   private async deliver(channel: Channel, message: ConsumeMessage): Promise<void> {
-    const read = await readEvent(message, (name) => this.handlers.get(name)?.def);
+    const read = await readEvent(message, (name) => this.handlers.get(name)?.def, this.users);
     // Handled as part of the request that caused the event, so its log lines name it.
     const requestId = 'invalid' in read ? read.requestId : read.ctx.requestId;
     return withRequestId(requestId, () => this.handle(channel, message, read));

@@ -1,4 +1,4 @@
-import type { EventDef, RequestContext } from '@pgcloud/contracts';
+import type { AppName, EventDef, RequestContext } from '@pgcloud/contracts';
 import { MAX_INPUT_DEPTH, nestsDeeperThan, validationDetails } from '@pgcloud/http';
 import type { ConsumeMessage } from 'amqplib';
 import { plainToInstance } from 'class-transformer';
@@ -21,16 +21,28 @@ export interface InvalidEvent {
 }
 
 /**
- * Reads a delivery of the events exchange: JSON with the event's name (its routing key), a
- * request id and a payload that its declaration's class accepts, unknown fields refused.
- * `declared` finds the declaration of a name this consumer handles.
+ * Reads a delivery of the events exchange: sent by the broker login of the event's
+ * publisher (its `user-id`, which the broker vouches for; `users` tells the app of each
+ * login), JSON with the event's name (its routing key), a request id and a payload that
+ * its declaration's class accepts, unknown fields refused. `declared` finds the
+ * declaration of a name this consumer handles.
  */
 export async function readEvent(
   message: ConsumeMessage,
   declared: (name: string) => EventDef<object> | undefined,
+  users: ReadonlyMap<string, AppName>,
 ): Promise<ValidEvent | InvalidEvent> {
   const event = message.fields.routingKey;
   const eventId = message.properties.messageId as unknown;
+  const def = declared(event);
+  const sender = message.properties.userId as unknown;
+  const login = typeof sender === 'string' && sender !== '' ? sender : undefined;
+  if (def && (login === undefined || users.get(login) !== def.publisher))
+    return {
+      invalid: `sent by broker login ${login ?? 'none'}, not by ${def.publisher}`,
+      event,
+      ...(typeof eventId === 'string' && eventId !== '' ? { eventId } : {}),
+    };
   let body: unknown;
   try {
     body = JSON.parse(message.content.toString('utf8'));
@@ -45,7 +57,6 @@ export async function readEvent(
   if (requestId === undefined) return { invalid: 'no request_id', ...withId };
   if (envelope['event'] !== event)
     return { invalid: `named ${String(envelope['event'])}, routed as ${event}`, ...withId };
-  const def = declared(event);
   if (!def) return { invalid: 'not an event this service handles', ...withId };
   const raw = envelope['payload'];
   if (!isObject(raw) || nestsDeeperThan(raw, MAX_INPUT_DEPTH))

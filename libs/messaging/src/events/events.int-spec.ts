@@ -28,7 +28,8 @@ class ThingHappened {
   @IsString()
   key!: string;
 }
-const THING_HAPPENED = event('test.thing-happened', ThingHappened);
+// This test's broker login (the local guest) is project-service (BROKER_USERS below).
+const THING_HAPPENED = event('test.thing-happened', ThingHappened, 'project-service');
 
 /** Keeps each line with the request it was logged under, as `[request id] message`. */
 class CapturingLogger implements LoggerService {
@@ -60,6 +61,7 @@ describe(
       RABBITMQ_URL,
       RMQ_QUEUE_PREFIX: `pgcloud-test-events-${id}`,
       RMQ_PREFETCH: 10,
+      BROKER_USERS: 'guest=project-service',
     };
     const logs = new CapturingLogger();
     const dataSource = new DataSource({ type: 'postgres', url: url.toString(), schema: SCHEMA });
@@ -264,13 +266,41 @@ describe(
         );
         assert.ok(logs.lines.some((l) => l.includes('evt-type dropped: invalid payload (key:')));
         assert.equal(calls.includes('extra'), false);
-        // Acked, not requeued: the queue is empty.
+        await assertQueueEmpty();
+      });
+
+      it('drops an event that does not name its publisher as its sender', async () => {
+        const body: DomainEvent<ThingHappened> = {
+          event: THING_HAPPENED.name,
+          payload: { key: 'unsigned' },
+          request_id: 'req-unsigned',
+          at: new Date().toISOString(),
+        };
+        // As a publisher that names no broker login (the broker vouches only for one named).
+        channel.publish(
+          eventsExchange(broker.RMQ_QUEUE_PREFIX),
+          THING_HAPPENED.name,
+          Buffer.from(JSON.stringify(body)),
+          { messageId: 'evt-unsigned', persistent: true },
+        );
+        await waitFor('the drop logged', () =>
+          logs.lines.some((l) =>
+            l.includes('evt-unsigned dropped: sent by broker login none, not by project-service'),
+          ),
+        );
+        assert.equal(calls.includes('unsigned'), false);
+        assert.equal(await effects('unsigned'), 0);
+        await assertQueueEmpty();
+      });
+
+      /** Every delivery was acked, none requeued. */
+      const assertQueueEmpty = async (): Promise<void> => {
         await sleep(200);
         const queue = await channel.checkQueue(
           eventsQueueName(broker.RMQ_QUEUE_PREFIX, 'databases'),
         );
         assert.equal(queue.messageCount, 0);
-      });
+      };
     });
   },
 );
