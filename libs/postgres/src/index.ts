@@ -7,6 +7,7 @@ export * from './conf-files.js';
 export * from './postmaster-lock.js';
 export * from './local-cluster.js';
 export * from './pg-ctl.js';
+export * from './postmaster.js';
 export * from './pg-bin-dir.js';
 export * from './scram.js';
 export * from './certificates.js';

@@ -6,14 +6,15 @@ import { SERVER_CONF_FILE } from './conf-files.js';
 import type { OsUser } from './os-user.js';
 import { fsyncPath, runPgTool } from './os-user.js';
 import { runPgCtl } from './pg-ctl.js';
+import { startPostmaster } from './postmaster.js';
 import { removeLocksOfZombies } from './postmaster-lock.js';
 import type { SocketAddress } from './socket-session.js';
 import { answers, SUPERUSER } from './socket-session.js';
 
-/** A PostgreSQL cluster on this host, run with pg_ctl as the OS user. */
+/** A PostgreSQL cluster on this host, run as the OS user. */
 export interface LocalCluster {
   pgdata: string;
-  /** pg_ctl -l: the server's stderr, read back when a start fails. */
+  /** The server's stderr, read back when a start fails. */
   logFile: string;
   address: SocketAddress;
 }
@@ -31,6 +32,7 @@ export interface PgTools {
 const START_ATTEMPTS = 5;
 const START_RETRY_MS = 300;
 const PG_CTL_TIMEOUT_SECONDS = '60';
+const START_TIMEOUT_MS = 60_000;
 const LOG_LINES_IN_ERRORS = 6;
 
 /**
@@ -81,19 +83,24 @@ export async function isCluster(dir: string): Promise<boolean> {
 }
 
 /**
- * Starts the cluster with pg_ctl and waits until it accepts connections. A start that
- * fails is retried a few times (stale locks of a killed server); in the end the error
- * carries the tail of the server's log, which says why.
+ * Starts the cluster (startPostmaster: no shell) and waits until it accepts connections.
+ * A start that fails is retried a few times (stale locks of a killed server); in the end
+ * the error carries the tail of the server's log, which says why.
  */
 export async function startCluster(cluster: LocalCluster, tools: PgTools): Promise<void> {
   const { pgdata, logFile, address } = cluster;
-  const args = ['-l', logFile, '-t', PG_CTL_TIMEOUT_SECONDS];
   const { signal } = tools;
   for (let attempt = 1; ; attempt += 1) {
     try {
       signal?.throwIfAborted();
       await removeLocksOfZombies(lockFiles(cluster));
-      await runPgCtl(tools.binDir, pgdata, 'start', args, { osUser: tools.osUser, signal });
+      await startPostmaster(pgdata, {
+        binDir: tools.binDir,
+        osUser: tools.osUser,
+        logFile,
+        timeoutMs: START_TIMEOUT_MS,
+        ...(signal ? { signal } : {}),
+      });
       return;
     } catch (err) {
       if (signal?.aborted) throw err;

@@ -62,7 +62,7 @@ async function build(env: JobEnv, input: RestoreInput, signal: AbortSignal) {
   await installTls(env.inputDir, paths, osUser);
   const caPem = await readFile(join(env.inputDir, INPUT_FILES.ca), 'utf8');
   const files = await writeServerConfig('check', paths, osUser);
-  const serverOptions = [`-c config_file=${files.configFile}`, `-c hba_file=${files.hbaFile}`];
+  const serverSettings = { config_file: files.configFile, hba_file: files.hbaFile };
   const tools: PgTools = { binDir: env.binDir, osUser, signal };
   try {
     return await buildRestoredData(
@@ -80,7 +80,7 @@ async function build(env: JobEnv, input: RestoreInput, signal: AbortSignal) {
         listenAddress: CHECK_ADDRESS,
         host: CHECK_HOST,
         caPem,
-        serverOptions,
+        serverSettings,
         configure: (dataDir) => neutralizeData(dataDir, osUser),
         seal: () => rm(paths.socketDir, { recursive: true, force: true }),
       },

@@ -13,6 +13,7 @@ import {
   formatConninfo,
   resolveOsUser,
   runPgTool,
+  startPostmaster,
 } from '@pgcloud/postgres';
 import { canConnect, freePort } from '@pgcloud/testing';
 import pg from 'pg';
@@ -210,8 +211,12 @@ describe('the restore Job program against real PostgreSQL', () => {
     await writeFile(join(dataDir, 'pg_hba.conf'), 'local all all trust\n');
     await chownFile(join(dataDir, 'pg_hba.conf'), osUser);
     const clonePort = await freePort();
-    const options = `-c port=${clonePort} -c listen_addresses='' -c unix_socket_directories=${cloneDir}`;
-    await run('pg_ctl', ['-D', dataDir, '-o', options, '-l', join(cloneDir, 'log'), '-w', 'start']);
+    await startPostmaster(dataDir, {
+      binDir,
+      osUser,
+      logFile: join(cloneDir, 'log'),
+      settings: { port: clonePort, listen_addresses: '', unix_socket_directories: cloneDir },
+    });
     return {
       query: async (sql: string) => {
         const args = ['-h', cloneDir, '-p', String(clonePort), '-U', 'postgres'];

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ReadinessCheck, ReadinessSource } from '@pgcloud/observability';
 import type { LocalDriverSettings } from './local.driver.js';
 
-/** The PostgreSQL programs the local driver runs: initdb and pg_ctl, which starts postgres. */
+/** The PostgreSQL programs the local driver runs: initdb, postgres, and pg_ctl to stop it. */
 export const LOCAL_DRIVER_PROGRAMS = ['initdb', 'pg_ctl', 'postgres'] as const;
 
 /**

@@ -40,19 +40,9 @@ const PROVISIONER_SECRET = `canary-${randomBytes(12).toString('hex')}`;
 process.env['PGCLOUD_TEST_PROVISIONER_SECRET'] = PROVISIONER_SECRET;
 /**
  * All a server's environment may hold: the provisioner's fixed PATH and locale, and what
- * pg_ctl and the shell it starts postgres with set (the data directory, its own paths).
+ * postgres sets itself (the data directory, its own paths). No shell started it.
  */
-const SERVER_ENV = [
-  'PATH',
-  'LC_ALL',
-  'PGDATA',
-  'PGLOCALEDIR',
-  'PGSYSCONFDIR',
-  'PG_GRANDPARENT_PID',
-  'PWD',
-  'SHLVL',
-  '_',
-];
+const SERVER_ENV = ['PATH', 'LC_ALL', 'PGDATA', 'PGLOCALEDIR', 'PGSYSCONFDIR'];
 
 const exists = (path: string): Promise<boolean> =>
   access(path).then(
@@ -389,6 +379,36 @@ describe('LocalDriver against real PostgreSQL servers', () => {
       assert.deepEqual(rows, [{ body: 'kept' }], 'the server as it was');
     } finally {
       await sources.stop();
+    }
+  });
+
+  it('refuses a recovery target beyond its grammar before writing anything', async () => {
+    const { restoreDir } = restorePaths(serverPaths(dataDir, spec.serverId));
+    const planted = join(dataDir, 'planted');
+    const hostile = [
+      { restorePoint: `x'; $(touch ${planted})` },
+      { restorePoint: "it's" },
+      { restorePoint: 'line\nrestore_command = touch planted' },
+      { time: `2026-11-24T07:00:00Z' $(touch ${planted})` },
+      { lsn: '0/3000148"' },
+    ];
+    for (const target of hostile) {
+      await assert.rejects(
+        driver.buildRestore({
+          serverId: spec.serverId,
+          restoreId: `rst_${randomBytes(8).toString('hex')}`,
+          archive: { url: 'http://127.0.0.1:9/never-fetched', sha256: '0'.repeat(64) },
+          recovery: { segments: [], target },
+          archivedDatabaseName: spec.databaseName,
+          databaseName: spec.databaseName,
+          password: spec.password,
+          replicationPassword: spec.replicationPassword,
+        }),
+        /must/,
+        JSON.stringify(target),
+      );
+      assert.equal(await exists(restoreDir), false, 'no restore directory');
+      assert.equal(await exists(planted), false);
     }
   });
 

@@ -8,27 +8,27 @@ import {
   checkedRecoveryTarget,
   postgresTime,
   recover,
-  recoveryTargetOption,
+  recoveryTargetSettings,
   watchReplay,
 } from './recovery.js';
 import { spoolFiles } from './wal-spool.js';
 
 describe('recovery targets', () => {
   it('sets the one recovery_target_* setting each kind of target needs', () => {
-    assert.equal(
-      recoveryTargetOption({ time: '2026-11-24T07:00:00.123456Z' }),
-      '-c "recovery_target_time=2026-11-24 07:00:00.123456+00:00"',
-    );
-    assert.equal(recoveryTargetOption({ lsn: '0/3000148' }), '-c recovery_target_lsn=0/3000148');
-    assert.equal(
-      recoveryTargetOption({ restorePoint: 'before-migration_2' }),
-      '-c recovery_target_name=before-migration_2',
-    );
+    assert.deepEqual(recoveryTargetSettings({ time: '2026-11-24T07:00:00.123456Z' }), {
+      recovery_target_time: '2026-11-24 07:00:00.123456+00:00',
+    });
+    assert.deepEqual(recoveryTargetSettings({ lsn: '0/3000148' }), {
+      recovery_target_lsn: '0/3000148',
+    });
+    assert.deepEqual(recoveryTargetSettings({ restorePoint: 'before-migration_2' }), {
+      recovery_target_name: 'before-migration_2',
+    });
   });
 
   it('refuses a restore point name that would need quoting', () => {
     for (const name of ['a b', 'x"; DROP', "it's", ''])
-      assert.throws(() => recoveryTargetOption({ restorePoint: name }), /database name rules/);
+      assert.throws(() => recoveryTargetSettings({ restorePoint: name }), /database name rules/);
   });
 
   it('refuses targets beyond their grammar: quotes, $(...), newlines, anything but the target', () => {
@@ -41,7 +41,7 @@ describe('recovery targets', () => {
         { restorePoint: `before${extra}` },
       ]) {
         assert.throws(() => checkedRecoveryTarget(target), /must/, JSON.stringify(target));
-        assert.throws(() => recoveryTargetOption(target), /must/, JSON.stringify(target));
+        assert.throws(() => recoveryTargetSettings(target), /must/, JSON.stringify(target));
       }
     }
     for (const time of ['2026-11-24 07:00:00Z', '2026-11-24T07:00:00+01:00', 'Nov 24 2026', ''])
@@ -90,8 +90,8 @@ describe('recovery targets', () => {
     const cancel = new AbortController();
     const calls: string[] = [];
     const control = {
-      start: (options: string[]) => {
-        calls.push(`start ${options.length}`);
+      start: (settings: Readonly<Record<string, string>>) => {
+        calls.push(`start ${Object.keys(settings).length}`);
         cancel.abort(new Error('cancelled'));
         return Promise.resolve();
       },

@@ -20,8 +20,11 @@ const CANNOT_CONNECT_NOW = '57P03';
 
 /** How recover() drives the checking server. */
 export interface RecoveryControl {
-  /** Starts the server (pg_ctl -w) with these extra `-c` options. */
-  start: (options: string[]) => Promise<unknown>;
+  /**
+   * Starts the server to recover with these settings (recovery-settings.ts writes them
+   * into its data directory's configuration), and answers once it is up.
+   */
+  start: (recovery: Readonly<Record<string, string>>) => Promise<unknown>;
   /** Stops it (pg_ctl -m mode). */
   stop: (mode: string) => Promise<unknown>;
   /** The server's socket, for the promotion check. */
@@ -52,21 +55,21 @@ export async function recover(control: RecoveryControl, replay: Replay | undefin
   const { start, stop, address, signal } = control;
   signal?.throwIfAborted();
   if (!replay) {
-    await start([
-      '-c restore_command=/bin/false',
-      '-c recovery_target=immediate',
-      '-c recovery_target_action=promote',
-    ]);
+    await start({
+      restore_command: '/bin/false',
+      recovery_target: 'immediate',
+      recovery_target_action: 'promote',
+    });
     return waitForPromotion(address, signal);
   }
-  const restoreCommand = `-c "restore_command=${replay.restoreCommand}"`;
+  const fetch = { restore_command: replay.restoreCommand };
   try {
-    await start([
-      restoreCommand,
-      recoveryTargetOption(replay.target),
-      '-c recovery_target_inclusive=on',
-      '-c recovery_target_action=promote',
-    ]);
+    await start({
+      ...fetch,
+      ...recoveryTargetSettings(replay.target),
+      recovery_target_inclusive: 'on',
+      recovery_target_action: 'promote',
+    });
     await waitForPromotion(address, signal);
   } catch (err) {
     // Cancelled: that is the reason, whatever the server did meanwhile.
@@ -74,7 +77,7 @@ export async function recover(control: RecoveryControl, replay: Replay | undefin
     const log = await readFile(control.logFile, 'utf8').catch(() => '');
     if (!log.includes(TARGET_NOT_REACHED)) throw err;
     await stop('immediate').catch(() => undefined);
-    await start([restoreCommand]);
+    await start(fetch);
     await waitForPromotion(address, signal);
   }
 }
@@ -122,11 +125,11 @@ export function checkedRecoveryTarget(target: RecoveryTarget): RecoveryTarget {
 }
 
 /** The recovery_target_* setting for a target, checked again (checkedRecoveryTarget). */
-export function recoveryTargetOption(target: RecoveryTarget): string {
+export function recoveryTargetSettings(target: RecoveryTarget): Record<string, string> {
   const checked = checkedRecoveryTarget(target);
-  if ('time' in checked) return `-c "recovery_target_time=${postgresTime(checked.time)}"`;
-  if ('lsn' in checked) return `-c recovery_target_lsn=${checked.lsn}`;
-  return `-c recovery_target_name=${checked.restorePoint}`;
+  if ('time' in checked) return { recovery_target_time: postgresTime(checked.time) };
+  if ('lsn' in checked) return { recovery_target_lsn: checked.lsn };
+  return { recovery_target_name: checked.restorePoint };
 }
 
 /** A UTC ISO 8601 time as PostgreSQL reads it: a numeric offset, not `Z`. */

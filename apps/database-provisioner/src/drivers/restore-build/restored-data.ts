@@ -2,12 +2,19 @@ import { createServer } from 'node:net';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OsUser, PgTools, SocketAddress } from '@pgcloud/postgres';
-import { checkTlsLogin, chownFile, ensureOwnedDir } from '@pgcloud/postgres';
+import { checkTlsLogin, chownFile, ensureOwnedDir, startPostmaster } from '@pgcloud/postgres';
 import type { RestoreOutcome, RestoreSpec } from '../database-driver.js';
 import { CorruptArchiveError } from '../database-driver.js';
 import { downloadAndExtract } from './archive-extract.js';
 import { pgCtl } from './pg-ctl.js';
-import { backupStartLsn, recover, segmentsReplayed, watchReplay } from './recovery.js';
+import {
+  backupStartLsn,
+  checkedRecoveryTarget,
+  recover,
+  segmentsReplayed,
+  watchReplay,
+} from './recovery.js';
+import { clearRecoverySettings, writeRecoverySettings } from './recovery-settings.js';
 import { adoptRestoredRoles } from './restored-roles.js';
 import type { WalSpool } from './wal-spool.js';
 import { startWalSpool } from './wal-spool.js';
@@ -41,11 +48,15 @@ export interface RestoreBuildContext {
    * was taken from (its port, its certificate's files, files it includes).
    */
   configure: (dataDir: string) => Promise<void>;
-  /** More `-c` options for the checking server's command line (e.g. config_file). */
-  serverOptions?: string[];
+  /** More settings for the checking server's command line (e.g. config_file). */
+  serverSettings?: Readonly<Record<string, string>>;
   /** Marks the checked data (after the checking server stopped), as part of the check. */
   seal?: (dataDir: string) => Promise<void>;
 }
+
+// A server in recovery comes up (takes sessions, or reports standby) once it is consistent:
+// replay to that point may take long.
+const RECOVERY_START_TIMEOUT_MS = 3600_000;
 
 /** The first lines of postgresql.auto.conf, as PostgreSQL writes them. */
 const AUTO_CONF_HEADER =
@@ -61,13 +72,15 @@ export function autoConf(lines: readonly string[] = []): string {
  * the WAL to replay, meanwhile and while replay goes on), recovery to the end of the
  * backup or to the target, promotion to a new timeline, the database's names and
  * passwords, a TLS login on a spare port. The checking server is stopped after, whatever
- * happened.
+ * happened. A recovery target that breaks its grammar is refused before anything is
+ * written.
  */
 export async function buildRestoredData(
   paths: RestoreBuildPaths,
   spec: RestoreBuildSpec,
   context: RestoreBuildContext,
 ): Promise<RestoreOutcome> {
+  if (spec.recovery) checkedRecoveryTarget(spec.recovery.target);
   const startedAt = performance.now();
   spec.progress?.step('download');
   const { osUser } = context.tools;
@@ -113,21 +126,22 @@ async function buildOnSpool(
   await writeOwned(join(paths.dataDir, 'recovery.signal'), '', osUser);
   const port = await spareTcpPort(context.listenAddress);
   const address: SocketAddress = { socketDir: paths.socketDir, port };
-  const start = (recovery: string[]) =>
-    pgCtl(tools, paths.dataDir, 'start', [
-      '-o',
-      [
-        `-c port=${port}`,
-        `-c unix_socket_directories=${paths.socketDir}`,
-        `-c listen_addresses=${context.listenAddress}`,
-        ...(context.serverOptions ?? []),
-        ...recovery,
-      ].join(' '),
-      '-l',
-      paths.logFile,
-      '-t',
-      '3600',
-    ]);
+  const start = async (recovery: Readonly<Record<string, string>>) => {
+    await writeRecoverySettings(paths.dataDir, recovery, osUser);
+    await startPostmaster(paths.dataDir, {
+      binDir: tools.binDir,
+      osUser,
+      logFile: paths.logFile,
+      settings: {
+        port,
+        unix_socket_directories: paths.socketDir,
+        listen_addresses: context.listenAddress,
+        ...context.serverSettings,
+      },
+      timeoutMs: RECOVERY_START_TIMEOUT_MS,
+      ...(tools.signal ? { signal: tools.signal } : {}),
+    });
+  };
   // Stopping the checking server is cleanup: it goes on when the job is aborted.
   const stop = (mode: string) =>
     pgCtl({ binDir: tools.binDir, osUser }, paths.dataDir, 'stop', ['-m', mode, '-t', '120']);
@@ -154,7 +168,8 @@ async function buildOnSpool(
       replay,
     );
     stopWatching?.();
-    // Promoted: segments past the target are not needed.
+    // Promoted: recovery's settings and the segments past the target are not needed.
+    await clearRecoverySettings(paths.dataDir, osUser);
     await spool?.stop();
     signal?.throwIfAborted();
     checkAt = performance.now();
