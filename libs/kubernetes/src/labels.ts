@@ -28,6 +28,9 @@ export function pgcloudLabels(serverId: string): Record<string, string> {
   return { [MANAGED_BY_LABEL]: MANAGED_BY_PGCLOUD, [SERVER_ID_LABEL]: serverId };
 }
 
+/** The role CNPG's replicas stream as, by a client certificate (replicationTLSSecret). */
+export const CNPG_REPLICATION_USER = 'streaming_replica';
+
 /** CNPG's label on a Cluster's Pods: the Cluster's name. */
 export const CNPG_CLUSTER_LABEL = 'cnpg.io/cluster';
 /** CNPG's label on a Cluster's Pods: `primary` or `replica`. */

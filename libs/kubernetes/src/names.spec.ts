@@ -60,7 +60,7 @@ describe('secretNames', () => {
     assert.deepEqual(secretNames('srv_abc'), {
       app: 'srv-abc-app',
       replication: 'srv-abc-replication',
-      superuser: 'srv-abc-superuser',
+      replicationTls: 'srv-abc-replication-tls',
       tls: 'srv-abc-tls',
       ca: 'srv-abc-ca',
     });

@@ -44,20 +44,21 @@ export interface ServerSecretNames {
   /** basic-auth: pgcloud_replication (password = SCRAM verifier). */
   replication: string;
   /** basic-auth: postgres, with a plain password: the driver logs in with it. */
-  superuser: string;
+  /** The streaming_replica client certificate CNPG's replicas log in with. */
+  replicationTls: string;
   /** kubernetes.io/tls: the server's certificate and key, issued by the deployment CA. */
   tls: string;
   /** Opaque: ca.crt only, never the CA's key. */
   ca: string;
 }
 
-/** `<base>-app`, `-replication`, `-superuser`, `-tls` and `-ca` for a server. */
+/** `<base>-app`, `-replication`, `-replication-tls`, `-tls` and `-ca` for a server. */
 export function secretNames(serverId: string): ServerSecretNames {
   const base = kubeName(serverId);
   return {
     app: `${base}-app`,
     replication: `${base}-replication`,
-    superuser: `${base}-superuser`,
+    replicationTls: `${base}-replication-tls`,
     tls: `${base}-tls`,
     ca: `${base}-ca`,
   };

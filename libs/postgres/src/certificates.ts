@@ -79,7 +79,28 @@ export async function issueServerCertificate(
   ca: CertificateAuthority,
   request: ServerCertificateRequest,
 ): Promise<ServerCertificate> {
-  const altNames = subjectAltNames(request);
+  return issue(ca, request, 'serverAuth', subjectAltNames(request));
+}
+
+/**
+ * Issues a client certificate for the role `commonName` (PostgreSQL's `cert` method logs
+ * in the role its common name names), as `server.key` and `server.crt` in `outDir`.
+ */
+export async function issueClientCertificate(
+  ca: CertificateAuthority,
+  request: Omit<ServerCertificateRequest, 'dnsNames' | 'ipAddresses'>,
+): Promise<ServerCertificate> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(request.commonName))
+    throw new Error(`not a role name: '${request.commonName}'`);
+  return issue(ca, { ...request, dnsNames: [], ipAddresses: [] }, 'clientAuth', []);
+}
+
+async function issue(
+  ca: CertificateAuthority,
+  request: ServerCertificateRequest,
+  usage: 'serverAuth' | 'clientAuth',
+  altNames: readonly string[],
+): Promise<ServerCertificate> {
   const result = {
     keyPath: join(request.outDir, 'server.key'),
     certPath: join(request.outDir, 'server.crt'),
@@ -91,7 +112,7 @@ export async function issueServerCertificate(
   try {
     const [key, csr, crt] = ['server.key', 'server.csr', 'server.crt'].map((f) => join(work, f));
     const config = join(work, 'server.cnf');
-    await writeFile(config, serverConfig(request.commonName, altNames));
+    await writeFile(config, leafConfig(request.commonName, usage, altNames));
     await openssl(['req', '-new', ...KEY_ARGS, '-config', config, '-keyout', key, '-out', csr]);
     const serial = `0x${randomBytes(16).toString('hex')}`;
     const days = `${request.validDays ?? SERVER_VALID_DAYS}`;
@@ -149,7 +170,11 @@ function caConfig(): string {
 }
 
 // One file for both steps: the request's subject and the extensions the CA signs.
-function serverConfig(commonName: string, altNames: readonly string[]): string {
+function leafConfig(
+  commonName: string,
+  usage: 'serverAuth' | 'clientAuth',
+  altNames: readonly string[],
+): string {
   return [
     '[req]',
     'distinguished_name = dn',
@@ -159,8 +184,8 @@ function serverConfig(commonName: string, altNames: readonly string[]): string {
     '[server]',
     'basicConstraints = critical, CA:FALSE',
     'keyUsage = critical, digitalSignature, keyEncipherment',
-    'extendedKeyUsage = serverAuth',
-    `subjectAltName = ${altNames.join(', ')}`,
+    `extendedKeyUsage = ${usage}`,
+    ...(altNames.length > 0 ? [`subjectAltName = ${altNames.join(', ')}`] : []),
     'subjectKeyIdentifier = hash',
     'authorityKeyIdentifier = keyid, issuer',
     '',

@@ -205,7 +205,12 @@ const spec = strictObject(
     storage: strictObject({ size: quantityString, storageClass: string }, ['size']),
     resources: strictObject({ requests: computeResources, limits: computeResources }),
     certificates: strictObject(
-      { serverTLSSecret: string, serverCASecret: string },
+      {
+        serverTLSSecret: string,
+        serverCASecret: string,
+        clientCASecret: string,
+        replicationTLSSecret: string,
+      },
       ['serverTLSSecret', 'serverCASecret'], // pgcloud requires both: its CA signs, not CNPG's
     ),
     managed: strictObject({ roles: { type: 'array', items: role } }, ['roles']),

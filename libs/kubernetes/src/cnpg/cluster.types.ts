@@ -132,8 +132,16 @@ export interface CnpgClusterSpec {
   /** Required: without a pvcTemplate (outside the subset) CNPG needs a size. */
   storage: { size: string; storageClass?: string };
   resources?: { requests?: ComputeResources; limits?: ComputeResources };
-  /** Secret names: `<base>-tls` (kubernetes.io/tls) and `<base>-ca` (ca.crt). */
-  certificates?: { serverTLSSecret: string; serverCASecret: string };
+  /**
+   * Secret names: `<base>-tls` (kubernetes.io/tls), `<base>-ca` (ca.crt: the server's CA
+   * and the client CA) and `<base>-replication-tls` (streaming_replica's certificate).
+   */
+  certificates?: {
+    serverTLSSecret: string;
+    serverCASecret: string;
+    clientCASecret?: string;
+    replicationTLSSecret?: string;
+  };
   managed?: { roles: ManagedRole[] };
 }
 

@@ -66,7 +66,12 @@ export interface StandInCluster {
     postgresql?: { parameters?: Record<string, string>; pg_hba?: string[] };
     bootstrap?: StandInBootstrap;
     externalClusters?: StandInExternalCluster[];
-    certificates?: { serverTLSSecret?: string; serverCASecret?: string };
+    certificates?: {
+      serverTLSSecret?: string;
+      serverCASecret?: string;
+      clientCASecret?: string;
+      replicationTLSSecret?: string;
+    };
     managed?: { roles?: StandInManagedRole[] };
     /** A replica cluster: while enabled, its primary is a standby of `source`. */
     replica?: { enabled?: boolean; source?: string };

@@ -11,7 +11,8 @@ import type { SecretLookup, StandInCluster, StandInManagedRole } from './cnpg-cl
 import { basicAuthPassword } from './cnpg-cluster-fields.js';
 
 const SQL_TIMEOUT_MS = 10_000;
-// Roles CNPG keeps for itself: a managed role may not be one of them.
+// Roles CNPG keeps for itself (the superuser, the role its replicas stream as): a managed
+// role may not be one of them.
 const RESERVED_ROLES = new Set([SUPERUSER, 'streaming_replica']);
 
 /** The application database and its owner that a bootstrap makes. */

@@ -99,6 +99,8 @@ export interface StandInConfInput {
   socketDir: string;
   certFile: string;
   keyFile: string;
+  /** ssl_ca_file: the CA client certificates are checked against. */
+  clientCaFile?: string;
   parameters: Record<string, string>;
 }
 
@@ -126,6 +128,7 @@ export function standInSettings(input: StandInConfInput): Record<string, Setting
     ssl: 'on',
     ssl_cert_file: input.certFile,
     ssl_key_file: input.keyFile,
+    ...(input.clientCaFile ? { ssl_ca_file: input.clientCaFile } : {}),
     hot_standby: 'on',
     archive_mode: 'on',
     archive_command: '/bin/true',

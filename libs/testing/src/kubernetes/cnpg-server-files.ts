@@ -21,7 +21,9 @@ export interface StandInPaths {
   tlsDir: string;
   certFile: string;
   keyFile: string;
-  /** pg_ctl -l: the server's log. */
+  /** The client CA (`clientCASecret`): client certificates are checked against it. */
+  clientCaFile: string;
+  /** The server's log. */
   logFile: string;
   /** Files for `externalClusters` entries (a source's CA). */
   externalDir: string;
@@ -51,6 +53,7 @@ export function standInPaths(dataRoot: string, namespace: string, name: string):
     tlsDir,
     certFile: join(tlsDir, 'server.crt'),
     keyFile: join(tlsDir, 'server.key'),
+    clientCaFile: join(tlsDir, 'client-ca.crt'),
     logFile: join(serverDir, 'postgresql.log'),
     externalDir: join(serverDir, 'external'),
     templateDir: join(dataRoot, '_template', 'pgdata'),
@@ -73,9 +76,11 @@ export async function configuredPort(paths: StandInPaths): Promise<number | unde
 
 /**
  * Writes what the operator owns in the data directory: the certificate and key from
- * `serverTLSSecret`, the settings file and pg_hba.conf. A `serverCASecret` must hold the
+ * `serverTLSSecret`, the client CA from `clientCASecret` (ssl_ca_file: a `cert` login is
+ * checked against it), the settings file and pg_hba.conf. A `serverCASecret` must hold the
  * CA that issued the certificate (clients verify against it); CNPG would make its own
- * CA and certificate when the Cluster names none, the stand-in needs them named.
+ * CA and certificate when the Cluster names none, the stand-in needs them named. As CNPG,
+ * a `clientCASecret` without `ca.key` needs a `replicationTLSSecret` it issued.
  */
 export async function writeServerFiles(
   cluster: StandInCluster,
@@ -88,23 +93,34 @@ export async function writeServerFiles(
     name: 'the stand-in data root',
     value: paths.socketDir,
   });
-  const { serverTLSSecret, serverCASecret } = cluster.spec.certificates ?? {};
+  const { serverTLSSecret, serverCASecret, clientCASecret, replicationTLSSecret } =
+    cluster.spec.certificates ?? {};
   if (!serverTLSSecret)
     throw new Error('the CNPG stand-in needs spec.certificates.serverTLSSecret');
   const cert = secretValue(secrets, serverTLSSecret, 'tls.crt');
   const key = secretValue(secrets, serverTLSSecret, 'tls.key');
-  if (serverCASecret) assertIssuedBy(cert, secretValue(secrets, serverCASecret, 'ca.crt'));
+  if (serverCASecret)
+    assertIssuedBy(cert, secretValue(secrets, serverCASecret, 'ca.crt'), 'serverTLSSecret');
+  const clientCa = clientCASecret ? secretValue(secrets, clientCASecret, 'ca.crt') : undefined;
+  if (clientCa !== undefined) {
+    if (!replicationTLSSecret)
+      throw new Error('a clientCASecret without ca.key needs a replicationTLSSecret');
+    const replication = secretValue(secrets, replicationTLSSecret, 'tls.crt');
+    assertIssuedBy(replication, clientCa, 'replicationTLSSecret');
+  }
   const settings = standInSettings({
     clusterName: cluster.metadata.name,
     port,
     socketDir: paths.socketDir,
     certFile: paths.certFile,
     keyFile: paths.keyFile,
+    ...(clientCa !== undefined ? { clientCaFile: paths.clientCaFile } : {}),
     parameters: cluster.spec.postgresql?.parameters ?? {},
   });
   const files: [string, string][] = [
     [paths.certFile, cert],
     [paths.keyFile, key],
+    ...(clientCa !== undefined ? [[paths.clientCaFile, clientCa] as [string, string]] : []),
     [join(paths.pgdata, SERVER_CONF_FILE), renderConf(settings, STAND_IN_HEADER)],
     [join(paths.pgdata, 'pg_hba.conf'), standInHba(cluster.spec.postgresql?.pg_hba ?? [])],
   ];
@@ -114,9 +130,9 @@ export async function writeServerFiles(
   }
 }
 
-function assertIssuedBy(certPem: string, caPem: string): void {
+function assertIssuedBy(certPem: string, caPem: string, secret: string): void {
   const cert = new X509Certificate(certPem);
   const ca = new X509Certificate(caPem);
   if (!cert.checkIssued(ca) || !cert.verify(ca.publicKey))
-    throw new Error("serverTLSSecret's certificate was not issued by serverCASecret's ca.crt");
+    throw new Error(`${secret}'s certificate was not issued by its CA's ca.crt`);
 }

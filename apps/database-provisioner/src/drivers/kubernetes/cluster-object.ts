@@ -1,5 +1,6 @@
 import type { DatabaseConfig } from '@pgcloud/contracts';
 import { CLUSTER_KIND, CNPG_API_VERSION, CNPG_HEALTHY_PHASE } from '@pgcloud/kubernetes';
+import { SUPERUSER } from '@pgcloud/postgres';
 import { REPLICATION_ROLE } from '../database-driver.js';
 import { sizeSettings } from '../server-size.js';
 import { RESTORE_ID_ANNOTATION } from './restore-objects.js';
@@ -46,11 +47,15 @@ export function clusterParameters(
 }
 
 /**
- * TCP takes TLS with scram-sha-256 only. These lines come after CNPG's own (its operator
- * and streaming replicas, by certificate) and before the catch-all `host all all all`
- * line CNPG appends, which would let a login without TLS in: the reject line stops it.
+ * TCP takes TLS only: the superuser by a client certificate of the deployment CA (which
+ * only the provisioner holds; the role has no password), everyone else by scram-sha-256.
+ * These lines come after CNPG's own (its operator and streaming replicas, by
+ * certificate) and before the catch-all `host all all all` line CNPG appends, which would
+ * let a login without TLS in: the reject lines stop it.
  */
 export const CLUSTER_PG_HBA = [
+  `hostssl all ${SUPERUSER} all cert`,
+  `hostssl replication ${SUPERUSER} all reject`,
   `hostssl replication ${REPLICATION_ROLE} all scram-sha-256`,
   'hostssl all all all scram-sha-256',
   'hostnossl all all all reject',
@@ -81,8 +86,8 @@ export function buildCluster(input: ClusterInput): Record<string, unknown> {
       enablePDB: false,
       imageName: input.imageName,
       primaryUpdateStrategy: 'unsupervised',
-      enableSuperuserAccess: true,
-      superuserSecret: { name: names.superuserSecret },
+      // The superuser has no password: the provisioner logs in with its certificate.
+      enableSuperuserAccess: false,
       postgresql: {
         parameters: clusterParameters(config, input.readOnly),
         pg_hba: CLUSTER_PG_HBA,
@@ -100,7 +105,14 @@ export function buildCluster(input: ClusterInput): Record<string, unknown> {
         ...(input.storageClass ? { storageClass: input.storageClass } : {}),
       },
       resources: { requests: { cpu, memory }, limits: { cpu, memory } },
-      certificates: { serverTLSSecret: names.tlsSecret, serverCASecret: names.caSecret },
+      certificates: {
+        serverTLSSecret: names.tlsSecret,
+        serverCASecret: names.caSecret,
+        // Client certificates are the deployment CA's too; without its key there, CNPG
+        // takes its replicas' certificate from pgcloud.
+        clientCASecret: names.caSecret,
+        replicationTLSSecret: names.replicationTlsSecret,
+      },
       managed: {
         roles: [
           {

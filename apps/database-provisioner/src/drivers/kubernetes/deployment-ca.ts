@@ -1,7 +1,11 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { DEPLOYMENT_CA_SECRET as CA_SECRET } from '@pgcloud/kubernetes';
 import type { CertificateAuthority, OsUser } from '@pgcloud/postgres';
-import { ensureCertificateAuthority, issueServerCertificate } from '@pgcloud/postgres';
+import {
+  ensureCertificateAuthority,
+  issueClientCertificate,
+  issueServerCertificate,
+} from '@pgcloud/postgres';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { isIP } from 'node:net';
@@ -66,6 +70,28 @@ export async function issueCertificate(
       commonName,
       dnsNames: rest.filter((host) => isIP(host) === 0),
       ipAddresses: rest.filter((host) => isIP(host) !== 0),
+      outDir,
+      osUser: currentUser(),
+    });
+    const [certPem, keyPem] = await Promise.all([
+      readFile(issued.certPath, 'utf8'),
+      readFile(issued.keyPath, 'utf8'),
+    ]);
+    return { certPem, keyPem };
+  } finally {
+    await rm(outDir, { recursive: true, force: true });
+  }
+}
+
+/** A client certificate for the role `role`, signed by the CA, as PEM (the `cert` login). */
+export async function issueClientCertificateFor(
+  loaded: LoadedCa,
+  role: string,
+): Promise<{ certPem: string; keyPem: string }> {
+  const outDir = await mkdtemp(join(loaded.dir, 'issue-'));
+  try {
+    const issued = await issueClientCertificate(loaded.ca, {
+      commonName: role,
       outDir,
       osUser: currentUser(),
     });

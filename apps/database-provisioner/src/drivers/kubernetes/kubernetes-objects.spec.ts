@@ -9,7 +9,7 @@ import {
   parseBuildOutcome,
   restoredSource,
 } from './restore-objects.js';
-import { caSecret, roleSecrets, superuserSecret, tlsSecret } from './secret-objects.js';
+import { caSecret, roleSecrets, tlsSecret } from './secret-objects.js';
 import { clusterName, serverNames } from './server-names.js';
 import { buildService } from './service-object.js';
 
@@ -30,8 +30,8 @@ describe('the objects the kubernetes driver builds', () => {
       cluster,
       buildService(names, { port: 20001, type: 'LoadBalancer', clusterName: 'srv-x-g1' }),
       ...roleSecrets(names, { databaseName: 'shop', password: 'a', replicationPassword: 'b' }),
-      superuserSecret(names, 'c'),
       tlsSecret(names, { certPem: 'crt', keyPem: 'key' }),
+      tlsSecret(names, { certPem: 'crt', keyPem: 'key' }, names.replicationTlsSecret),
       caSecret(names, 'ca'),
     ];
     for (const object of objects) assert.deepEqual(validateObject(object), []);
@@ -65,6 +65,22 @@ describe('the objects the kubernetes driver builds', () => {
     const data = (app as { data: Record<string, string> }).data;
     const password = Buffer.from(data.password ?? '', 'base64').toString('utf8');
     assert.match(password, /^SCRAM-SHA-256\$4096:/);
+  });
+
+  it('gives the superuser no password: TCP takes it by a certificate of the deployment CA', () => {
+    const spec = cluster.spec as {
+      enableSuperuserAccess: boolean;
+      superuserSecret?: unknown;
+      certificates: Record<string, string>;
+      postgresql: { pg_hba: string[] };
+    };
+    assert.equal(spec.enableSuperuserAccess, false);
+    assert.equal(spec.superuserSecret, undefined);
+    assert.equal(spec.certificates['clientCASecret'], names.caSecret);
+    assert.equal(spec.certificates['replicationTLSSecret'], names.replicationTlsSecret);
+    // The first line naming the superuser decides: pg_hba.conf takes the first match.
+    const first = spec.postgresql.pg_hba.find((line) => / postgres /.test(line));
+    assert.equal(first, 'hostssl all postgres all cert');
   });
 });
 

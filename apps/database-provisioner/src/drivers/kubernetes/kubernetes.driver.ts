@@ -1,11 +1,12 @@
-import type { KubeConfig, V1Secret, V1Service } from '@kubernetes/client-node';
+import type { KubeConfig, V1Service } from '@kubernetes/client-node';
 import {
   CLUSTER_KIND,
   CNPG_API_VERSION,
+  CNPG_REPLICATION_USER,
   HIBERNATION_ANNOTATION,
   SERVER_ID_LABEL,
 } from '@pgcloud/kubernetes';
-import { randomBytes } from 'node:crypto';
+import { SUPERUSER } from '@pgcloud/postgres';
 import { rm } from 'node:fs/promises';
 import type {
   RestoreOutcome,
@@ -20,15 +21,9 @@ import { enforceServerLimits } from '../server-limits.js';
 import type { ClusterObject } from './cluster-object.js';
 import { buildCluster } from './cluster-object.js';
 import type { LoadedCa } from './deployment-ca.js';
-import { issueCertificate, loadDeploymentCa } from './deployment-ca.js';
+import { issueCertificate, issueClientCertificateFor, loadDeploymentCa } from './deployment-ca.js';
 import { KubeObjects } from './kube-objects.js';
-import {
-  caSecret,
-  roleSecrets,
-  secretValue,
-  superuserSecret,
-  tlsSecret,
-} from './secret-objects.js';
+import { caSecret, roleSecrets, tlsSecret } from './secret-objects.js';
 import type { ServerNames } from './server-names.js';
 import { clusterName, QUARANTINED_AT_LABEL } from './server-names.js';
 import type { ServiceType } from './service-object.js';
@@ -82,6 +77,7 @@ export class KubernetesDriver extends DatabaseDriver {
   private readonly namespaces: string[];
   private readonly restores: ClusterRestores;
   private preparing?: Promise<LoadedCa>;
+  private issuingSuperuser?: Promise<{ certPem: string; keyPem: string }>;
 
   constructor(private readonly settings: KubernetesDriverSettings) {
     super();
@@ -131,15 +127,17 @@ export class KubernetesDriver extends DatabaseDriver {
     const endpoint = await this.servers.endpointOf(names, service, signal);
     // A retried create keeps what an earlier attempt made: each object is made once.
     for (const secret of roleSecrets(names, spec)) await this.objects.createOrGet(secret);
-    const superuserPassword = randomBytes(24).toString('base64url');
-    await this.objects.createOrGet(superuserSecret(names, superuserPassword));
-    // The CA's certificate every time (a crash may have come between the two Secrets); the
-    // server's certificate once.
+    // The CA's certificate every time (a crash may have come between the Secrets); the
+    // server's certificate and its replicas' client certificate once.
     await this.objects.createOrGet(caSecret(names, loaded.ca.pem));
     if (!(await this.objects.get(secretRef(names, names.tlsSecret)))) {
       const hosts = serviceHostNames(names, endpoint.host);
       const certificate = await issueCertificate(loaded, names.base, hosts);
       await this.objects.createOrGet(tlsSecret(names, certificate));
+    }
+    if (!(await this.objects.get(secretRef(names, names.replicationTlsSecret)))) {
+      const certificate = await issueClientCertificateFor(loaded, CNPG_REPLICATION_USER);
+      await this.objects.createOrGet(tlsSecret(names, certificate, names.replicationTlsSecret));
     }
     signal?.throwIfAborted();
     const current = selectedCluster(service);
@@ -360,6 +358,17 @@ export class KubernetesDriver extends DatabaseDriver {
     if (loaded) await rm(loaded.dir, { recursive: true, force: true });
   }
 
+  /** The superuser's client certificate: issued once per process, held in memory only. */
+  private superuserCertificate(): Promise<{ certPem: string; keyPem: string }> {
+    this.issuingSuperuser ??= this.ready()
+      .then((loaded) => issueClientCertificateFor(loaded, SUPERUSER))
+      .catch((err: unknown) => {
+        this.issuingSuperuser = undefined;
+        throw err;
+      });
+    return this.issuingSuperuser;
+  }
+
   private ready(): Promise<LoadedCa> {
     this.preparing ??= loadDeploymentCa(this.objects, this.settings.caNamespace).catch(
       (err: unknown) => {
@@ -388,9 +397,7 @@ export class KubernetesDriver extends DatabaseDriver {
     names: ServerNames,
     endpoint: ServerEndpoint,
   ): Promise<SuperuserLogin> {
-    const secret = await this.objects.get<V1Secret>(secretRef(names, names.superuserSecret));
-    if (!secret) throw new Error(`Secret ${names.superuserSecret} is missing`);
     const { ca } = await this.ready();
-    return { endpoint, password: secretValue(secret, 'password'), caPem: ca.pem };
+    return { endpoint, caPem: ca.pem, client: await this.superuserCertificate() };
   }
 }

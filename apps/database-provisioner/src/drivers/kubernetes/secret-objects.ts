@@ -1,4 +1,4 @@
-import { scramSha256Verifier, SUPERUSER } from '@pgcloud/postgres';
+import { scramSha256Verifier } from '@pgcloud/postgres';
 import { REPLICATION_ROLE } from '../database-driver.js';
 import type { ServerNames } from './server-names.js';
 
@@ -44,26 +44,27 @@ export function roleSecrets(
   ];
 }
 
-/** The superuser's login, which the driver uses for its own SQL (sizes, limits). */
-export function superuserSecret(names: ServerNames, password: string): SecretObject {
-  return secret(names, names.superuserSecret, 'kubernetes.io/basic-auth', {
-    username: SUPERUSER,
-    password,
-  });
-}
-
-/** The server's certificate and key, which CNPG serves TLS with. */
+/**
+ * A certificate and its key (kubernetes.io/tls): the server's, which CNPG serves TLS with
+ * (`names.tlsSecret`), or the streaming_replica client certificate its replicas log in
+ * with (`names.replicationTlsSecret`).
+ */
 export function tlsSecret(
   names: ServerNames,
   tls: { certPem: string; keyPem: string },
+  name: string = names.tlsSecret,
 ): SecretObject {
-  return secret(names, names.tlsSecret, 'kubernetes.io/tls', {
+  return secret(names, name, 'kubernetes.io/tls', {
     'tls.crt': tls.certPem,
     'tls.key': tls.keyPem,
   });
 }
 
-/** The CA that clients check the server's certificate against (never the CA's key). */
+/**
+ * The deployment CA's certificate (never its key): clients check the server's certificate
+ * against it, and the server checks client certificates against it (the provisioner's
+ * superuser login, CNPG's replicas).
+ */
 export function caSecret(names: ServerNames, caPem: string): SecretObject {
   return secret(names, names.caSecret, 'Opaque', { 'ca.crt': caPem });
 }

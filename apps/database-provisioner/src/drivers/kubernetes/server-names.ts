@@ -22,7 +22,7 @@ export interface ServerNames {
   base: string;
   appSecret: string;
   replicationSecret: string;
-  superuserSecret: string;
+  replicationTlsSecret: string;
   tlsSecret: string;
   caSecret: string;
   labels: Record<string, string>;
@@ -37,7 +37,7 @@ export function serverNames(serverId: string, namespace: string): ServerNames {
     base: kubeName(serverId),
     appSecret: secrets.app,
     replicationSecret: secrets.replication,
-    superuserSecret: secrets.superuser,
+    replicationTlsSecret: secrets.replicationTls,
     tlsSecret: secrets.tls,
     caSecret: secrets.ca,
     labels: pgcloudLabels(serverId),

@@ -2,17 +2,21 @@ import { CATALOG_SEARCH_PATH, SUPERUSER, withSession } from '@pgcloud/postgres';
 import type pg from 'pg';
 import type { ServerEndpoint } from '../database-driver.js';
 
-/** How the driver logs in to a server as its superuser: over TLS, through its Service. */
+/**
+ * How the driver logs in to a server as its superuser: over TLS, through its Service,
+ * with a client certificate the deployment CA issued for the role (the server's pg_hba
+ * takes the superuser by certificate only: it has no password).
+ */
 export interface SuperuserLogin {
   endpoint: ServerEndpoint;
-  password: string;
   caPem: string;
+  client: { certPem: string; keyPem: string };
 }
 
 /**
- * Runs `work` in a superuser session (database `postgres`) over TLS, the certificate
- * verified against the deployment CA and the endpoint's host (verify-full), resolving
- * names in the catalog only.
+ * Runs `work` in a superuser session (database `postgres`) over TLS, the server's
+ * certificate verified against the deployment CA and the endpoint's host (verify-full),
+ * resolving names in the catalog only.
  */
 export async function withTlsSuperuser<T>(
   login: SuperuserLogin,
@@ -24,10 +28,14 @@ export async function withTlsSuperuser<T>(
       host: login.endpoint.host,
       port: login.endpoint.port,
       user: SUPERUSER,
-      password: login.password,
       database: 'postgres',
       options: CATALOG_SEARCH_PATH,
-      ssl: { ca: login.caPem, rejectUnauthorized: true },
+      ssl: {
+        ca: login.caPem,
+        cert: login.client.certPem,
+        key: login.client.keyPem,
+        rejectUnauthorized: true,
+      },
       connectionTimeoutMillis: timeoutMs,
     },
     work,
