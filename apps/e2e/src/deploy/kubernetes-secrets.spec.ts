@@ -8,7 +8,13 @@ import { SERVICE_CALLS } from '@pgcloud/contracts';
 import type { Definitions } from './broker-topology.js';
 import { readDefinitions } from './broker-topology.js';
 import type { Manifest } from './manifests.js';
-import { KUBERNETES_DIR, referencedSecrets, render, schemaProblems } from './manifests.js';
+import {
+  KUBERNETES_DIR,
+  appWorkloads,
+  referencedSecrets,
+  render,
+  schemaProblems,
+} from './manifests.js';
 
 const APPS = Object.keys(SERVICE_CALLS).sort();
 const DEV = join(KUBERNETES_DIR, 'overlays', 'dev');
@@ -50,9 +56,20 @@ describe('deploy/kubernetes/overlays/dev/make-secrets.mjs', () => {
       if (item.kind !== 'Namespace') assert.equal(item.metadata.namespace, 'pgcloud');
   });
 
-  it('makes every Secret the dev overlay refers to', () => {
-    const missing = [...referencedSecrets(render(DEV))].filter((name) => !secrets.has(name));
+  it('makes every Secret the dev overlay refers to, with every key its apps read', () => {
+    const objects = render(DEV);
+    const missing = [...referencedSecrets(objects)].filter((name) => !secrets.has(name));
     assert.deepEqual(missing, []);
+    for (const [app, workload] of appWorkloads(objects)) {
+      const [container] = workload.spec.template.spec.containers;
+      const files = (container?.env ?? []).filter((v) => v.name.endsWith('_FILE'));
+      assert.ok(files.length > 0, `${app} reads its secrets from files`);
+      for (const file of files)
+        assert.ok(
+          (file.value ?? '').split('/').pop()! in data(`${app}-secrets`),
+          `${app}-secrets holds ${file.value}`,
+        );
+    }
   });
 
   it("gives each app its own broker user, whose password the broker's definitions hold", () => {

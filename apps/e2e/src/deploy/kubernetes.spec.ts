@@ -104,10 +104,23 @@ function appProblems(workload: Workload, settingsMap: Record<string, string>): s
     envFrom.some((source) => source.configMapRef?.name.startsWith('pgcloud-settings')),
     'the settings ConfigMap',
   );
-  expect(
-    envFrom.some((source) => source.secretRef?.name === `${app}-secrets`),
-    `its Secret ${app}-secrets`,
-  );
+  // Its Secret as files, read through *_FILE settings: no secret in the environment.
+  expect(!envFrom.some((source) => source.secretRef), 'no Secret in its environment');
+  const secretVolume = pod.volumes?.find((v) => v.secret?.secretName === `${app}-secrets`);
+  expect(secretVolume?.secret?.defaultMode === 0o440, `its Secret ${app}-secrets, mode 0440`);
+  const secretMount = container.volumeMounts?.find((m) => m.name === secretVolume?.name);
+  expect(secretMount?.readOnly === true, `its Secret mounted read-only`);
+  const files = (container.env ?? []).filter((v) => v.name.endsWith('_FILE'));
+  for (const setting of ['DATABASE_URL', 'RABBITMQ_URL'])
+    expect(
+      files.some((v) => v.name === `${setting}_FILE`),
+      `${setting}_FILE (from its Secret)`,
+    );
+  for (const file of files)
+    expect(
+      !!secretMount && file.value === `${secretMount.mountPath}/${file.name.slice(0, -5)}`,
+      `${file.name} names its key in the Secret's folder`,
+    );
   const preStop = container.lifecycle?.preStop?.exec?.command ?? [];
   const delay = preStop[0] === 'sleep' ? Number(preStop[1]) : 0;
   expect(delay > 0, 'a preStop delay');

@@ -77,7 +77,7 @@ export interface Container {
     limits?: Record<string, string>;
   };
   securityContext?: SecurityContext;
-  volumeMounts?: { name: string; mountPath: string }[];
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
 
 export interface Probe {
@@ -104,7 +104,11 @@ export interface PodSpec {
   serviceAccountName?: string;
   automountServiceAccountToken?: boolean;
   terminationGracePeriodSeconds?: number;
-  volumes?: { name: string; emptyDir?: object; secret?: { secretName: string } }[];
+  volumes?: {
+    name: string;
+    emptyDir?: object;
+    secret?: { secretName: string; defaultMode?: number };
+  }[];
 }
 
 /** A Deployment or StatefulSet as these checks read it. */
