@@ -24,6 +24,7 @@ describe('the e2e groups', () => {
       'callee-checks',
       'pitr-restores',
       'pitr-restores-in-place',
+      'provisioner-search-path',
       'restore-crashes',
       'restore-progress',
       'restores',

@@ -3,22 +3,8 @@ import { describe, it } from 'node:test';
 import type { LocalDatabaseDetail } from '@pgcloud/contracts';
 import { expectData } from '../support/assertions.js';
 import { sql } from '../support/local-daemon.js';
+import { CALLERS_SQL, PLANT_SQL, SPRING_SQL } from '../support/search-path-trap.js';
 import { sharedDaemon } from '../support/shared-daemon.js';
-
-/**
- * What the owner of a database can do to a reader that takes the database's search_path:
- * put `public` before the catalog and plant there an `=` on oids, which the daemon's
- * catalog reads use in their joins. The planted function notes who ran it.
- */
-const PLANT_SQL = (database: string) => `
-  CREATE TABLE public.calls (caller name NOT NULL);
-  CREATE FUNCTION public.oid_equal(oid, oid) RETURNS boolean LANGUAGE plpgsql AS $$
-    BEGIN
-      INSERT INTO public.calls VALUES (current_user);
-      RETURN $1 OPERATOR(pg_catalog.=) $2;
-    END $$;
-  CREATE OPERATOR public.= (LEFTARG = oid, RIGHTARG = oid, FUNCTION = public.oid_equal);
-  ALTER DATABASE "${database}" SET search_path = public, pg_catalog;`;
 
 describe('local daemon: an operator planted in a database never runs in its sessions', () => {
   it("reads a database whose owner put a planted = before the catalog's, running none of it", async () => {
@@ -29,8 +15,8 @@ describe('local daemon: an operator planted in a database never runs in its sess
     try {
       await sql(url, PLANT_SQL(name));
       // The trap works: a session that takes the database's search_path runs the plant.
-      await sql(url, 'SELECT 1::oid = 1::oid');
-      const caught = await sql<{ caller: string }>(url, 'SELECT caller FROM public.calls');
+      await sql(url, SPRING_SQL);
+      const caught = await sql<{ caller: string }>(url, CALLERS_SQL);
       assert.deepEqual(
         caught.map((row) => row.caller),
         [created.connection.user],
@@ -43,7 +29,7 @@ describe('local daemon: an operator planted in a database never runs in its sess
       assert.equal(detail.functions, 1, 'public.oid_equal, counted');
       expectData(await api.get('/databases'), 200);
 
-      const calls = await sql<{ caller: string }>(url, 'SELECT caller FROM public.calls');
+      const calls = await sql<{ caller: string }>(url, CALLERS_SQL);
       assert.deepEqual(calls, [], 'nothing planted ran in the daemon sessions');
       const [owner] = await sql<{ rolsuper: boolean }>(
         url,
