@@ -14,9 +14,10 @@ import { TokenLookup } from './token-lookup.js';
  * from `Authorization: Bearer <token>` only, never from a query string or a body, where
  * URLs and payloads carry it into logs. A token this gateway does not already know to be
  * valid (confirmed by auth-service within the hour, see TokenCache) is first charged to
- * the client IP's bucket, so a flood of made-up tokens meets 429 without costing
- * auth-service a lookup each, while a signed-in user is never limited by its neighbours'
- * requests (spec/decisions.md section 3). An auth-service that does not answer is
+ * its address's failed-authentication bucket, so a flood of made-up tokens meets 429
+ * without costing auth-service a lookup each; a token that turns out valid is refunded,
+ * so it never pays an IP bucket, and a signed-in user is never limited by its neighbours'
+ * requests (README, "Running it for other people"). An auth-service that does not answer is
  * SERVICE_UNAVAILABLE, never a 401.
  */
 @Injectable()
@@ -45,11 +46,12 @@ export class BearerAuthGuard implements CanActivate {
       req.user = trusted;
       return true;
     }
-    if (!this.cache.isKnownValid(token)) {
-      await this.limiter.spend(req, context.switchToHttp().getResponse<FastifyReply>(), undefined);
-      req.chargedToIp = true;
-    }
+    const refund = this.cache.isKnownValid(token)
+      ? undefined
+      : await this.limiter.chargeLookup(req, context.switchToHttp().getResponse<FastifyReply>());
     req.user = await this.lookup.userOf(req, token);
+    if (req.user) await refund?.();
+    else req.chargedToIp = refund !== undefined;
     return true;
   }
 }

@@ -9,7 +9,10 @@ export interface GatewayRequest extends FastifyRequest {
   /** The request's id (http/request-ids.ts), sent with every message and logged. */
   requestId: string;
   user?: AuthenticatedUser;
-  /** Set once the client IP's bucket paid for this request (before a token lookup). */
+  /**
+   * Set once a token that turned out invalid paid its address's failed-authentication
+   * bucket: the IP bucket does not charge the request again.
+   */
   chargedToIp?: boolean;
   /**
    * A read whose token is spent while it is answered (rate-limit/overlapped-spend.interceptor.ts):

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { BucketDecision, BucketLimit, BucketState } from './token-bucket.js';
+import type { BucketDecision, BucketLimit, BucketState, REFUND } from './token-bucket.js';
 import { takeToken } from './token-bucket.js';
 
 /** Where buckets live: memory for a lone gateway, Redis for many (redis-rate-limit.store.ts). */
 export abstract class RateLimitStore {
-  abstract take(key: string, limit: BucketLimit): Promise<BucketDecision>;
+  /** Takes a token (or gives one back: `REFUND`). */
+  abstract take(key: string, limit: BucketLimit, cost?: 1 | typeof REFUND): Promise<BucketDecision>;
 }
 
 const SWEEP_EVERY = 10_000;
@@ -15,9 +16,9 @@ export class InMemoryRateLimitStore extends RateLimitStore {
   private readonly buckets = new Map<string, BucketState>();
   private takes = 0;
 
-  take(key: string, limit: BucketLimit): Promise<BucketDecision> {
+  take(key: string, limit: BucketLimit, cost: 1 | typeof REFUND = 1): Promise<BucketDecision> {
     const now = Date.now();
-    const { state, decision } = takeToken(this.buckets.get(key), limit, now);
+    const { state, decision } = takeToken(this.buckets.get(key), limit, now, cost);
     this.buckets.set(key, state);
     if (++this.takes % SWEEP_EVERY === 0) this.sweep(now, limit);
     return Promise.resolve(decision);

@@ -7,15 +7,18 @@ import type { ClientRequest } from '../http/client-ip.js';
 import { bucketAddress, clientIp } from '../http/client-ip.js';
 import { rateLimitRefusals } from './rate-limit.metrics.js';
 import { RateLimitStore } from './rate-limit.store.js';
-import type { BucketLimit } from './token-bucket.js';
+import type { BucketDecision, BucketLimit } from './token-bucket.js';
+import { REFUND } from './token-bucket.js';
 
 // Users whose last bucket reading this gateway keeps (it forgets them all past this many).
 const REMEMBERED_USERS = 10_000;
 
 /**
- * Spends one token of the caller's bucket (spec/decisions.md section 3): the user's, sized by
+ * Spends one token of the caller's bucket (README, "Running it for other people"): the user's, sized by
  * tier, or the client IP's for anyone without a valid token; sets the X-RateLimit headers
- * and refuses an empty bucket with RATE_LIMIT_EXCEEDED and Retry-After.
+ * and refuses an empty bucket with RATE_LIMIT_EXCEEDED and Retry-After. Tokens the gateway
+ * does not know yet pay into a bucket of their own per address, the failed
+ * authentications', which a valid one is refunded.
  */
 @Injectable()
 export class RateLimiter {
@@ -37,19 +40,22 @@ export class RateLimiter {
       : [`ip:${bucketAddress(clientIp(req, this.config.TRUST_PROXY))}`, this.ipLimit()];
     const decision = await this.store.take(key, limit);
     if (user) this.remember(user.id, decision.remaining);
-    reply.headers({
-      'X-RateLimit-Limit': decision.limit,
-      'X-RateLimit-Remaining': decision.remaining,
-      'X-RateLimit-Reset': decision.resetSeconds,
-    });
-    if (!decision.allowed) {
-      reply.header('Retry-After', decision.retryAfterSeconds);
-      rateLimitRefusals.inc({ bucket: user ? user.tier : 'ip' });
-      throw new DomainError(
-        'RATE_LIMIT_EXCEEDED',
-        `Too many requests; retry in ${decision.retryAfterSeconds} s.`,
-      );
-    }
+    answer(reply, decision, user ? user.tier : 'ip');
+  }
+
+  /**
+   * Before a token the gateway does not know is looked up: takes one from its address's
+   * failed-authentication bucket, refusing the request (429) when it is empty, so a flood
+   * of made-up tokens, however many at once, costs auth-service no more than the burst.
+   * Answers the refund for a token that turns out valid: it never pays an IP bucket.
+   */
+  async chargeLookup(req: ClientRequest, reply: FastifyReply): Promise<() => Promise<void>> {
+    const key = `authfail:${bucketAddress(clientIp(req, this.config.TRUST_PROXY))}`;
+    const decision = await this.store.take(key, this.ipLimit());
+    if (!decision.allowed) answer(reply, decision, 'auth-failures');
+    return async () => {
+      await this.store.take(key, this.ipLimit(), REFUND);
+    };
   }
 
   /**
@@ -87,4 +93,20 @@ export class RateLimiter {
           burst: this.config.RATE_LIMIT_FREE_BURST,
         };
   }
+}
+
+/** Sets the X-RateLimit headers of a decision; refuses an empty bucket (429, Retry-After). */
+function answer(reply: FastifyReply, decision: BucketDecision, bucket: string): void {
+  reply.headers({
+    'X-RateLimit-Limit': decision.limit,
+    'X-RateLimit-Remaining': decision.remaining,
+    'X-RateLimit-Reset': decision.resetSeconds,
+  });
+  if (decision.allowed) return;
+  reply.header('Retry-After', decision.retryAfterSeconds);
+  rateLimitRefusals.inc({ bucket });
+  throw new DomainError(
+    'RATE_LIMIT_EXCEEDED',
+    `Too many requests; retry in ${decision.retryAfterSeconds} s.`,
+  );
 }

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { InMemoryRateLimitStore } from './rate-limit.store.js';
 import { RedisRateLimitStore } from './redis-rate-limit.store.js';
 import type { BucketDecision } from './token-bucket.js';
+import { REFUND } from './token-bucket.js';
 
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const FREE = { perMinute: 60, burst: 10 };
@@ -78,6 +79,14 @@ describe('rate-limit buckets in the real Redis', () => {
     const second = await gatewayB.take('user:counted', SLOW);
     assert.equal(first.remaining, 9);
     assert.equal(second.remaining, 8);
+  });
+
+  it('gives a token back on a refund through either gateway, never past the burst', async () => {
+    await gatewayA.take('authfail:refunded', SLOW);
+    await gatewayA.take('authfail:refunded', SLOW);
+    assert.equal((await gatewayB.take('authfail:refunded', SLOW, REFUND)).remaining, 9);
+    assert.equal((await gatewayA.take('authfail:refunded', SLOW, REFUND)).remaining, 10);
+    assert.equal((await gatewayB.take('authfail:refunded', SLOW, REFUND)).remaining, 10);
   });
 
   it("falls back to the gateway's own buckets when Redis does not answer", async () => {

@@ -4,18 +4,19 @@ import type { Redis } from 'ioredis';
 import { sharedRedis } from '../redis/shared-redis.js';
 import type { InMemoryRateLimitStore } from './rate-limit.store.js';
 import { RateLimitStore } from './rate-limit.store.js';
-import type { BucketDecision, BucketLimit } from './token-bucket.js';
+import type { BucketDecision, BucketLimit, REFUND } from './token-bucket.js';
 import { decide } from './token-bucket.js';
 
 /**
- * The token bucket of token-bucket.ts as one Lua script, so a take is atomic across every
- * gateway; Redis's own clock is the only clock, so gateways' clocks need not agree.
+ * The token bucket of token-bucket.ts as one Lua script (a take, or a refund when the cost
+ * is negative), so it is atomic across every gateway; Redis's own clock is the only clock, so gateways' clocks need not agree.
  */
 const TAKE_TOKEN_LUA = `
 local now_parts = redis.call('TIME')
 local now = tonumber(now_parts[1]) * 1000 + math.floor(tonumber(now_parts[2]) / 1000)
 local rate_per_ms = tonumber(ARGV[1]) / 60000
 local burst = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
 local tokens = tonumber(state[1])
 local ts = tonumber(state[2])
@@ -25,8 +26,11 @@ if tokens == nil or ts == nil then
 end
 tokens = math.min(burst, tokens + math.max(0, now - ts) * rate_per_ms)
 local allowed = 0
-if tokens >= 1 then
-  tokens = tokens - 1
+if cost < 0 then
+  tokens = math.min(burst, tokens - cost)
+  allowed = 1
+elseif tokens >= 1 then
+  tokens = tokens - cost
   allowed = 1
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
@@ -41,6 +45,7 @@ type TakeTokenCommand = (
   key: string,
   perMinute: number,
   burst: number,
+  cost: number,
 ) => Promise<[number, string]>;
 
 /**
@@ -65,15 +70,20 @@ export class RedisRateLimitStore extends RateLimitStore implements OnApplication
     this.redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE_TOKEN_LUA });
   }
 
-  async take(key: string, limit: BucketLimit): Promise<BucketDecision> {
+  async take(
+    key: string,
+    limit: BucketLimit,
+    cost: 1 | typeof REFUND = 1,
+  ): Promise<BucketDecision> {
     if (this.retryRedisAtMs !== null && Date.now() < this.retryRedisAtMs) {
-      return this.fallback.take(key, limit);
+      return this.fallback.take(key, limit, cost);
     }
     try {
       const [allowed, tokens] = await this.takeToken(
         `${this.keyPrefix}:ratelimit:${key}`,
         limit.perMinute,
         limit.burst,
+        cost,
       );
       if (this.retryRedisAtMs !== null)
         this.logger.log('Redis answers again; buckets are shared again');
@@ -84,13 +94,18 @@ export class RedisRateLimitStore extends RateLimitStore implements OnApplication
         this.logger.warn(`Redis did not answer (${String(err)}); using this gateway's own buckets`);
       }
       this.retryRedisAtMs = Date.now() + REDIS_RETRY_AFTER_MS;
-      return this.fallback.take(key, limit);
+      return this.fallback.take(key, limit, cost);
     }
   }
 
-  private takeToken(key: string, perMinute: number, burst: number): Promise<[number, string]> {
+  private takeToken(
+    key: string,
+    perMinute: number,
+    burst: number,
+    cost: number,
+  ): Promise<[number, string]> {
     const command = (this.redis as unknown as { takeToken: TakeTokenCommand }).takeToken;
-    return command.call(this.redis, key, perMinute, burst);
+    return command.call(this.redis, key, perMinute, burst, cost);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { BucketState } from './token-bucket.js';
-import { takeToken } from './token-bucket.js';
+import { REFUND, takeToken } from './token-bucket.js';
 
 const FREE = { perMinute: 60, burst: 10 };
 
@@ -41,5 +41,15 @@ describe('takeToken', () => {
       if (result.decision.allowed) admitted++;
     }
     assert.equal(admitted, 10 + 5);
+  });
+
+  it('gives a token back on a refund, never past the burst', () => {
+    let state = takeToken(undefined, FREE, 0).state;
+    state = takeToken(state, FREE, 0).state;
+    const refunded = takeToken(state, FREE, 0, REFUND);
+    assert.equal(refunded.decision.allowed, true);
+    assert.equal(refunded.decision.remaining, 9);
+    const full = takeToken(takeToken(refunded.state, FREE, 0, REFUND).state, FREE, 0, REFUND);
+    assert.equal(full.decision.remaining, 10);
   });
 });

@@ -20,23 +20,33 @@ export interface BucketDecision {
 }
 
 /**
- * Takes one token at `nowMs` (spec/decisions.md section 3): the bucket refills continuously at
+ * Takes one token at `nowMs` (README, "Running it for other people"): the bucket refills continuously at
  * perMinute/60 a second up to burst; a request is admitted when a whole token is there.
+ * `REFUND` gives one back instead (never past the burst), for a request that turned out
+ * not to be the bucket's to pay.
  */
 export function takeToken(
   state: BucketState | undefined,
   limit: BucketLimit,
   nowMs: number,
+  cost: 1 | typeof REFUND = 1,
 ): { state: BucketState; decision: BucketDecision } {
   const ratePerSecond = limit.perMinute / 60;
   const elapsedSeconds = state ? Math.max(0, nowMs - state.updatedAtMs) / 1000 : 0;
   const available = state
     ? Math.min(limit.burst, state.tokens + elapsedSeconds * ratePerSecond)
     : limit.burst;
+  if (cost === REFUND) {
+    const tokens = Math.min(limit.burst, available + 1);
+    return { state: { tokens, updatedAtMs: nowMs }, decision: decide(true, tokens, limit) };
+  }
   const allowed = available >= 1;
   const tokens = allowed ? available - 1 : available;
   return { state: { tokens, updatedAtMs: nowMs }, decision: decide(allowed, tokens, limit) };
 }
+
+/** The cost of a refund: one token back. */
+export const REFUND = -1;
 
 /** What the headers tell after a take left `tokens` in the bucket (shared by every store). */
 export function decide(allowed: boolean, tokens: number, limit: BucketLimit): BucketDecision {

@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiResponse } from '@pgcloud/testing';
 import {
   ApiClient,
@@ -15,7 +12,7 @@ import {
 } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
 import { poll, startDevice } from '../support/device-flow.js';
-import { requestWithHost } from '../support/raw-http.js';
+import { dripHead, requestWithHost } from '../support/raw-http.js';
 import { newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js';
 
 // spec/decisions.md sections 3 and 11: the Host check, security headers, the verification
@@ -133,26 +130,12 @@ describe('the hardened edge: Host, proxies', () => {
   });
 
   it('cuts off a client that sends its request head a byte a second, at the header timeout', async () => {
-    const { hostname, port } = new URL(directEdge.baseUrl);
-    const socket = connect(Number(port), hostname);
-    socket.on('error', () => undefined); // a byte written as the gateway closes
-    await once(socket, 'connect');
-    const startedAt = Date.now();
-    let answer = '';
-    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
-    const closed = once(socket, 'close').then(() => Date.now() - startedAt);
-    const head = `GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'a'.repeat(60)}`;
-    const dripping = (async () => {
-      for (const byte of head) {
-        if (socket.destroyed) return;
-        socket.write(byte);
-        await sleep(1000);
-      }
-    })();
     const limit = HEADERS_TIMEOUT_MS + 5000;
-    const elapsed = await Promise.race([closed, sleep(limit).then(() => -1)]);
-    socket.destroy();
-    await dripping;
+    const { elapsedMs: elapsed, answer } = await dripHead(
+      directEdge.baseUrl,
+      '/openapi.json',
+      limit,
+    );
     assert.ok(elapsed !== -1, `still open after ${limit} ms`);
     assert.ok(elapsed >= HEADERS_TIMEOUT_MS - 250, `cut off after ${elapsed} ms`);
     assert.match(answer, /^HTTP\/1\.1 408 /);
@@ -275,6 +258,21 @@ describe('the hardened edge: headers and the verification form', () => {
 });
 
 describe('the hardened edge: made-up tokens', () => {
+  it("serves a fresh token's first ten requests though its device flow emptied the address's bucket", async () => {
+    const client = await newClient();
+    const { api } = await signIn(client, uniqueLogin('fresh-token'));
+    // The same address's public requests empty its IP bucket (the shared stack's: 30).
+    const anonymous = client.withToken(undefined);
+    assert.ok((await drain(() => anonymous.get('/'))) >= 1);
+    // The token is new to the gateway: looked up, and never charged to the address.
+    for (let sent = 1; sent <= 10; sent++) {
+      const response = await api.get('/projects');
+      assert.equal(response.status, 200, `request ${sent} of the fresh token`);
+      // Charged to its user (the shared stack's Free bucket), not to the address's 600.
+      assert.equal(response.headers.get('x-ratelimit-limit'), '60000');
+    }
+  });
+
   it('meets a flood of random tokens with 429 after the IP burst, before auth-service', async () => {
     const stack = await sharedStack();
     const api = await newClient();

@@ -4,9 +4,10 @@ import { describe, it } from 'node:test';
 import { ApiClient } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
 import { requestWithHost } from '../support/local-daemon.js';
-import { sharedDaemon } from '../support/shared-daemon.js';
+import { dripHead } from '../support/raw-http.js';
+import { DAEMON_HEADERS_TIMEOUT_MS, sharedDaemon } from '../support/shared-daemon.js';
 
-describe('local daemon: token and Host', () => {
+describe('local daemon: token, Host and slow clients', () => {
   it('wants its token: 401 AUTH_REQUIRED with WWW-Authenticate: Bearer otherwise', async () => {
     const daemon = await sharedDaemon();
     const token = await daemon.token();
@@ -79,6 +80,15 @@ describe('local daemon: token and Host', () => {
     expectError(await api.get('/'), 404, 'NOT_FOUND');
     expectError(await api.request('PUT', '/databases'), 404, 'NOT_FOUND');
     expectError(await new ApiClient(daemon.baseUrl).get('/projects'), 404, 'NOT_FOUND');
+  });
+
+  it('cuts off a client that sends its request head a byte a second, at the header timeout', async () => {
+    const daemon = await sharedDaemon();
+    const limit = DAEMON_HEADERS_TIMEOUT_MS + 5000;
+    const { elapsedMs, answer } = await dripHead(daemon.baseUrl, '/databases', limit);
+    assert.ok(elapsedMs !== -1, `still open after ${limit} ms`);
+    assert.ok(elapsedMs >= DAEMON_HEADERS_TIMEOUT_MS - 250, `cut off after ${elapsedMs} ms`);
+    assert.match(answer, /^HTTP\/1\.1 408 /);
   });
 
   it('echoes X-Request-Id, or makes one', async () => {

@@ -1,4 +1,7 @@
+import { once } from 'node:events';
 import { request } from 'node:http';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiResponse } from '@pgcloud/testing';
 
 /**
@@ -38,4 +41,36 @@ export function requestWithHost(
     sent.on('error', reject);
     sent.end();
   });
+}
+
+/**
+ * Sends a request head one byte a second, as a slow or hostile client holds a socket, and
+ * answers what the server wrote back and after how long it closed the connection (-1:
+ * still open after `limitMs`).
+ */
+export async function dripHead(
+  baseUrl: string,
+  path: string,
+  limitMs: number,
+): Promise<{ elapsedMs: number; answer: string }> {
+  const { hostname, port } = new URL(baseUrl);
+  const socket = connect(Number(port), hostname);
+  socket.on('error', () => undefined); // a byte written as the server closes
+  await once(socket, 'connect');
+  const startedAt = Date.now();
+  let answer = '';
+  socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+  const closed = once(socket, 'close').then(() => Date.now() - startedAt);
+  const head = `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'a'.repeat(60)}`;
+  const dripping = (async () => {
+    for (const byte of head) {
+      if (socket.destroyed) return;
+      socket.write(byte);
+      await sleep(1000);
+    }
+  })();
+  const elapsedMs = await Promise.race([closed, sleep(limitMs).then(() => -1)]);
+  socket.destroy();
+  await dripping;
+  return { elapsedMs, answer };
 }

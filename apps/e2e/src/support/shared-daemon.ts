@@ -3,9 +3,15 @@ import { LocalDaemon } from '@pgcloud/testing';
 
 let started: Promise<LocalDaemon> | undefined;
 
+/** The shared daemon's HTTP_HEADERS_TIMEOUT_MS, shortened from 10 s. */
+export const DAEMON_HEADERS_TIMEOUT_MS = 1500;
+
 /** The embedded-server daemon the daemon suites share, started on first use. */
 export function sharedDaemon(): Promise<LocalDaemon> {
-  started ??= LocalDaemon.start('shared', { LOG_LEVEL: 'debug' });
+  started ??= LocalDaemon.start('shared', {
+    LOG_LEVEL: 'debug',
+    HTTP_HEADERS_TIMEOUT_MS: String(DAEMON_HEADERS_TIMEOUT_MS),
+  });
   return started;
 }
 
