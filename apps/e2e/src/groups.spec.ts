@@ -25,6 +25,7 @@ describe('the e2e groups', () => {
       'pitr-restores',
       'pitr-restores-in-place',
       'provisioner-search-path',
+      'restore-cancellation',
       'restore-crashes',
       'restore-progress',
       'restores',

@@ -76,6 +76,7 @@ export const E2E_GROUPS: readonly E2eGroup[] = [
       'restores',
       'request-bodies',
       'restore-progress',
+      'restore-cancellation',
       'browser-device-flow',
       'cli',
     ],

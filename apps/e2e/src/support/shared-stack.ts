@@ -18,6 +18,10 @@ export const SHARED_STACK_ENV = {
   DOWNLOAD_URL_TTL_SECONDS: '5',
   // A restore's numbers fresh enough to be seen while a download of a few hundred MB lasts.
   RESTORE_PROGRESS_INTERVAL_MS: '100',
+  // No automated backup of a test's database at a moment of the schedule's choosing (a
+  // restore to `latest` would start from it); the schedule has a suite and a stack of its
+  // own (backup-schedule).
+  BACKUP_CHECK_INTERVAL_SECONDS: '3600',
 };
 
 /**
