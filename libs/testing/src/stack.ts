@@ -15,8 +15,7 @@ import type { ContainerImage } from './container-app.js';
 import { containerRun, removeStackContainers, stopContainer } from './container-app.js';
 import { freePort } from './free-port.js';
 import { daemonAnswers, gatewayAnswers } from './http-answers.js';
-import { dropIsolatedResources, isolatedEnv, newRunId } from './isolated-resources.js';
-import type { LauncherEnv } from './launcher-env.js';
+import { dropIsolatedResources, newRunId } from './isolated-resources.js';
 import { loadLauncherEnv } from './launcher-env.js';
 import type { LogRecord } from './log-lines.js';
 import { parseLogLines } from './log-lines.js';
@@ -24,6 +23,7 @@ import type { LocalS3 } from './local-s3.js';
 import { stopLocalServers } from './local-servers.js';
 import { missingPrerequisites } from './prerequisites.js';
 import { bucketOf, provideS3 } from './run-s3.js';
+import { stackEnv } from './stack-env.js';
 import { WORKSPACE_ROOT } from './workspace-root.js';
 
 export { WORKSPACE_ROOT } from './workspace-root.js';
@@ -375,34 +375,4 @@ export class Stack {
       close: () => client.close(),
     };
   }
-}
-
-async function stackEnv(
-  launcher: LauncherEnv,
-  options: Required<StackOptions>,
-  id: string,
-): Promise<Record<string, string>> {
-  const env: Record<string, string> = {
-    ...(options.isolated
-      ? isolatedEnv(launcher, id)
-      : {
-          DATABASE_URL: launcher.DATABASE_URL,
-          RMQ_QUEUE_PREFIX: launcher.RMQ_QUEUE_PREFIX,
-          RABBITMQ_URL: launcher.RABBITMQ_URL,
-        }),
-    ...options.env,
-  };
-  if (options.apps.includes('local-daemon')) {
-    env['DAEMON_PORT'] ??= String(launcher.DAEMON_PORT);
-    // In a stack the daemon keeps its server with the stack's other data, which
-    // PostgreSQL's OS user reaches already, rather than under a home folder it may not.
-    env['DAEMON_DATA_DIR'] ??=
-      launcher.DAEMON_DATA_DIR ??
-      resolve(WORKSPACE_ROOT, env['DATA_DIR'] ?? launcher.DATA_DIR, 'daemon');
-  }
-  env['GATEWAY_PORT'] ??= String(options.isolated ? await freePort() : launcher.GATEWAY_PORT);
-  env['PUBLIC_BASE_URL'] ??=
-    (options.isolated ? undefined : launcher.PUBLIC_BASE_URL) ??
-    `http://127.0.0.1:${env['GATEWAY_PORT']}`;
-  return env;
 }

@@ -2,19 +2,12 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import type {
-  CreatedBackup,
-  CreatedRestore,
-  Database,
-  Restore,
-  RestorePhase,
-} from '@pgcloud/contracts';
+import type { CreatedRestore, Database, Restore, RestorePhase } from '@pgcloud/contracts';
 import { RESTORE_PHASES } from '@pgcloud/contracts';
 import { eventually } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
-import { waitForBackup } from '../support/backups.js';
 import type { BulkDatabase } from '../support/bulk-database.js';
-import { COUNT_SQL, bulkDatabase } from '../support/bulk-database.js';
+import { COUNT_SQL, bulkBackup, bulkDatabase } from '../support/bulk-database.js';
 import { psql, waitForStatus } from '../support/databases.js';
 import { sleep } from '../support/device-flow.js';
 import { waitForRestore } from '../support/restores.js';
@@ -32,16 +25,7 @@ describe('restore cancellation on a database of a few hundred MB', () => {
 
   before(async () => {
     bulk = await bulkDatabase('canceller');
-    const backup = expectData<CreatedBackup>(await bulk.owner.api.post(`${path()}/backups`), 201);
-    const done = await waitForBackup(
-      bulk.owner.api,
-      `${path()}/backups`,
-      backup.id,
-      undefined,
-      300_000,
-    );
-    assert.equal(done.status, 'completed', done.error);
-    backupId = backup.id;
+    backupId = await bulkBackup(bulk);
   });
 
   it('cancels both kinds while they download and while they replay, in place and into a new database', async () => {

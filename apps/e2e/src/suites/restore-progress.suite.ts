@@ -2,15 +2,13 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type {
   ConnectionDetails,
-  CreatedBackup,
   CreatedPitrRestore,
   CreatedRestore,
   Restore,
 } from '@pgcloud/contracts';
 import { expectData, expectError } from '../support/assertions.js';
-import { waitForBackup } from '../support/backups.js';
 import type { BulkDatabase } from '../support/bulk-database.js';
-import { COUNT_SQL, bulkDatabase } from '../support/bulk-database.js';
+import { COUNT_SQL, bulkBackup, bulkDatabase } from '../support/bulk-database.js';
 import { psql } from '../support/databases.js';
 import { assertWatchedToDone, watchRestore } from '../support/restores.js';
 
@@ -65,17 +63,9 @@ describe('restore progress on a database of a few hundred MB', () => {
   });
 
   it('a backup restore: phases in order, numbers only growing, an ETA once data flows', async () => {
-    const backup = expectData<CreatedBackup>(await bulk.owner.api.post(`${path()}/backups`), 201);
-    const done = await waitForBackup(
-      bulk.owner.api,
-      `${path()}/backups`,
-      backup.id,
-      undefined,
-      300_000,
-    );
-    assert.equal(done.status, 'completed', done.error);
+    const backupId = await bulkBackup(bulk);
     const created = expectData<CreatedRestore>(
-      await bulk.owner.api.post(`${path()}/backups/${backup.id}/restore`, {
+      await bulk.owner.api.post(`${path()}/backups/${backupId}/restore`, {
         target_database: 'bulk-copy',
       }),
       201,

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import type { ConnectionDetails, Project } from '@pgcloud/contracts';
+import type { ConnectionDetails, CreatedBackup, Project } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
 import { eventuallyDefined, signIn } from '@pgcloud/testing';
 import { expectData } from './assertions.js';
+import { waitForBackup } from './backups.js';
 import { psql, runningDatabase } from './databases.js';
 import { recoveryWindow, waitForArchive } from './pitr.js';
 import { newClient, sharedStack, uniqueLogin } from './shared-stack.js';
@@ -51,4 +52,13 @@ export async function bulkDatabase(login: string): Promise<BulkDatabase> {
     return window.to && window.to > loadedAt ? window : undefined;
   });
   return { owner, project, connection, path, rows, loadedAt };
+}
+
+/** Takes a manual backup of the bulk database and waits until it completed; answers its id. */
+export async function bulkBackup(bulk: BulkDatabase): Promise<string> {
+  const backups = `${bulk.path}/backups`;
+  const backup = expectData<CreatedBackup>(await bulk.owner.api.post(backups), 201);
+  const done = await waitForBackup(bulk.owner.api, backups, backup.id, undefined, 300_000);
+  assert.equal(done.status, 'completed', done.error);
+  return backup.id;
 }

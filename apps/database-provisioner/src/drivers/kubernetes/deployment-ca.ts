@@ -64,37 +64,35 @@ export async function issueCertificate(
   hosts: readonly string[],
 ): Promise<{ certPem: string; keyPem: string }> {
   const rest = hosts.filter((host) => host !== commonName);
-  const outDir = await mkdtemp(join(loaded.dir, 'issue-'));
-  try {
-    const issued = await issueServerCertificate(loaded.ca, {
+  return issuedPem(loaded, (outDir) =>
+    issueServerCertificate(loaded.ca, {
       commonName,
       dnsNames: rest.filter((host) => isIP(host) === 0),
       ipAddresses: rest.filter((host) => isIP(host) !== 0),
       outDir,
       osUser: currentUser(),
-    });
-    const [certPem, keyPem] = await Promise.all([
-      readFile(issued.certPath, 'utf8'),
-      readFile(issued.keyPath, 'utf8'),
-    ]);
-    return { certPem, keyPem };
-  } finally {
-    await rm(outDir, { recursive: true, force: true });
-  }
+    }),
+  );
 }
 
 /** A client certificate for the role `role`, signed by the CA, as PEM (the `cert` login). */
-export async function issueClientCertificateFor(
+export function issueClientCertificateFor(
   loaded: LoadedCa,
   role: string,
 ): Promise<{ certPem: string; keyPem: string }> {
+  return issuedPem(loaded, (outDir) =>
+    issueClientCertificate(loaded.ca, { commonName: role, outDir, osUser: currentUser() }),
+  );
+}
+
+/** What `issue` writes into a private folder of its own, read back as PEM; the folder goes. */
+async function issuedPem(
+  loaded: LoadedCa,
+  issue: (outDir: string) => Promise<{ certPath: string; keyPath: string }>,
+): Promise<{ certPem: string; keyPem: string }> {
   const outDir = await mkdtemp(join(loaded.dir, 'issue-'));
   try {
-    const issued = await issueClientCertificate(loaded.ca, {
-      commonName: role,
-      outDir,
-      osUser: currentUser(),
-    });
+    const issued = await issue(outDir);
     const [certPem, keyPem] = await Promise.all([
       readFile(issued.certPath, 'utf8'),
       readFile(issued.keyPath, 'utf8'),

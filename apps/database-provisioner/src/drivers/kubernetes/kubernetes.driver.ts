@@ -29,7 +29,7 @@ import { clusterName, QUARANTINED_AT_LABEL } from './server-names.js';
 import type { ServiceType } from './service-object.js';
 import { buildService, serviceHostNames } from './service-object.js';
 import type { SuperuserLogin } from './superuser-session.js';
-import { withTlsSuperuser } from './superuser-session.js';
+import { SuperuserCertificate, withTlsSuperuser } from './superuser-session.js';
 import {
   clusterRef,
   isQuarantined,
@@ -77,7 +77,9 @@ export class KubernetesDriver extends DatabaseDriver {
   private readonly namespaces: string[];
   private readonly restores: ClusterRestores;
   private preparing?: Promise<LoadedCa>;
-  private issuingSuperuser?: Promise<{ certPem: string; keyPem: string }>;
+  private readonly superuserCertificate = new SuperuserCertificate(async () =>
+    issueClientCertificateFor(await this.ready(), SUPERUSER),
+  );
 
   constructor(private readonly settings: KubernetesDriverSettings) {
     super();
@@ -358,17 +360,6 @@ export class KubernetesDriver extends DatabaseDriver {
     if (loaded) await rm(loaded.dir, { recursive: true, force: true });
   }
 
-  /** The superuser's client certificate: issued once per process, held in memory only. */
-  private superuserCertificate(): Promise<{ certPem: string; keyPem: string }> {
-    this.issuingSuperuser ??= this.ready()
-      .then((loaded) => issueClientCertificateFor(loaded, SUPERUSER))
-      .catch((err: unknown) => {
-        this.issuingSuperuser = undefined;
-        throw err;
-      });
-    return this.issuingSuperuser;
-  }
-
   private ready(): Promise<LoadedCa> {
     this.preparing ??= loadDeploymentCa(this.objects, this.settings.caNamespace).catch(
       (err: unknown) => {
@@ -398,6 +389,6 @@ export class KubernetesDriver extends DatabaseDriver {
     endpoint: ServerEndpoint,
   ): Promise<SuperuserLogin> {
     const { ca } = await this.ready();
-    return { endpoint, caPem: ca.pem, client: await this.superuserCertificate() };
+    return { endpoint, caPem: ca.pem, client: await this.superuserCertificate.get() };
   }
 }

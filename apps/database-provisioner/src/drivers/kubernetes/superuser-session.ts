@@ -10,7 +10,28 @@ import type { ServerEndpoint } from '../database-driver.js';
 export interface SuperuserLogin {
   endpoint: ServerEndpoint;
   caPem: string;
-  client: { certPem: string; keyPem: string };
+  client: ClientCertificate;
+}
+
+/** A client certificate and its key, as PEM. */
+export interface ClientCertificate {
+  certPem: string;
+  keyPem: string;
+}
+
+/** The driver's superuser certificate: issued on first use, then held in memory only. */
+export class SuperuserCertificate {
+  private issuing?: Promise<ClientCertificate>;
+
+  constructor(private readonly issue: () => Promise<ClientCertificate>) {}
+
+  get(): Promise<ClientCertificate> {
+    this.issuing ??= this.issue().catch((err: unknown) => {
+      this.issuing = undefined;
+      throw err;
+    });
+    return this.issuing;
+  }
 }
 
 /**
