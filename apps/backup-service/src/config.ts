@@ -13,7 +13,7 @@ export class BackupServiceConfig extends StorageEnv {
   @IsString()
   PG_BIN_DIR?: string;
 
-  /** How long a download link works (spec/decisions.md section 6: 15 minutes). */
+  /** How long a download link works (README, "Backups": 15 minutes). */
   @IsInt()
   @Min(1)
   @Max(7 * DAY_SECONDS)
@@ -54,7 +54,7 @@ export class BackupServiceConfig extends StorageEnv {
   @Max(64)
   BACKUP_COMPRESSION_THREADS: number = 0;
 
-  /** Manual backups a database keeps on the Free tier (spec/decisions.md section 6). */
+  /** Manual backups a database keeps on the Free tier (README, "Backups"). */
   @IsInt()
   @Min(1)
   MANUAL_BACKUP_LIMIT_FREE: number = 10;

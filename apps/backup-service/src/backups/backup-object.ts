@@ -11,7 +11,7 @@ export function baseBackupKey(projectId: string, databaseId: string, backupId: s
   return `${baseBackupPrefix(projectId, databaseId)}${backupId}.tar.zst`;
 }
 
-/** The file name a download is saved under (spec/decisions.md section 6). */
+/** The file name a download is saved under (README, "Backups"). */
 export function downloadFileName(databaseName: string, backupId: string): string {
   return `${databaseName}-${backupId}.tar.zst`;
 }

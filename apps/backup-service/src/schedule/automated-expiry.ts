@@ -6,7 +6,7 @@ import { BackupServiceConfig } from '../config.js';
 import { expiryOf } from './backup-schedule.js';
 
 /**
- * When automated backups expire, by their owners' tiers (spec/decisions.md section 6): the
+ * When automated backups expire, by their owners' tiers (README, "Backups"): the
  * schedule's and PITR's base backups alike.
  */
 @Injectable()
