@@ -6,7 +6,7 @@ export function baseBackupPrefix(projectId: string, databaseId: string): string 
   return `projects/${projectId}/databases/${databaseId}/base/`;
 }
 
-/** The object key of one base backup (shared DESIGN.md section 5). */
+/** The object key of one base backup (README, "Backups"). */
 export function baseBackupKey(projectId: string, databaseId: string, backupId: string): string {
   return `${baseBackupPrefix(projectId, databaseId)}${backupId}.tar.zst`;
 }
