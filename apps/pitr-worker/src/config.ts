@@ -53,6 +53,12 @@ export class PitrWorkerConfig extends StorageEnv {
   @Max(86_400)
   PITR_RETENTION_DAY_SECONDS: number = 86_400;
 
+  /** How long after a disable PITR cannot be enabled again (each enable takes a base backup). */
+  @IsInt()
+  @Min(0)
+  @Max(86_400)
+  PITR_REENABLE_COOLDOWN_SECONDS: number = 600;
+
   get pgBinDir(): string {
     return pgBinDir(this.PG_BIN_DIR);
   }

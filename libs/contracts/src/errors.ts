@@ -1,34 +1,42 @@
-/** Every error code the pgcloud APIs answer with (spec/decisions.md section 1). */
-export type ErrorCode =
-  | 'VALIDATION_ERROR'
-  | 'DEVICE_CODE_INVALID'
-  | 'DEVICE_CODE_EXPIRED'
-  | 'AUTH_REQUIRED'
-  | 'ACCESS_DENIED'
-  | 'QUOTA_EXCEEDED'
-  | 'FORBIDDEN_HOST'
-  | 'FORBIDDEN'
-  | 'PROJECT_NOT_FOUND'
-  | 'DATABASE_NOT_FOUND'
-  | 'BACKUP_NOT_FOUND'
-  | 'RESTORE_NOT_FOUND'
-  | 'TEMPLATE_NOT_FOUND'
-  | 'NOT_FOUND'
-  | 'PROJECT_NAME_TAKEN'
-  | 'DATABASE_NAME_TAKEN'
-  | 'PROJECT_NOT_EMPTY'
-  | 'DATABASE_NOT_READY'
-  | 'BACKUP_NOT_READY'
-  | 'OPERATION_IN_PROGRESS'
-  | 'PITR_NOT_ENABLED'
-  | 'TEMPLATE_IN_USE'
-  | 'RESTORE_NOT_CANCELLABLE'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'TARGET_TIME_INVALID'
-  | 'IDEMPOTENCY_KEY_REUSED'
-  | 'RATE_LIMIT_EXCEEDED'
-  | 'INTERNAL_ERROR'
-  | 'SERVICE_UNAVAILABLE';
+/**
+ * Every error code the pgcloud APIs answer with, and its HTTP status. A code is added here
+ * once: its type, the check of what comes over the wire and its status all follow.
+ */
+const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  DEVICE_CODE_INVALID: 400,
+  DEVICE_CODE_EXPIRED: 400,
+  AUTH_REQUIRED: 401,
+  ACCESS_DENIED: 403,
+  QUOTA_EXCEEDED: 403,
+  FORBIDDEN_HOST: 403,
+  FORBIDDEN: 403,
+  PROJECT_NOT_FOUND: 404,
+  DATABASE_NOT_FOUND: 404,
+  BACKUP_NOT_FOUND: 404,
+  RESTORE_NOT_FOUND: 404,
+  TEMPLATE_NOT_FOUND: 404,
+  TOKEN_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  PROJECT_NAME_TAKEN: 409,
+  DATABASE_NAME_TAKEN: 409,
+  PROJECT_NOT_EMPTY: 409,
+  DATABASE_NOT_READY: 409,
+  BACKUP_NOT_READY: 409,
+  OPERATION_IN_PROGRESS: 409,
+  PITR_NOT_ENABLED: 409,
+  TEMPLATE_IN_USE: 409,
+  RESTORE_NOT_CANCELLABLE: 409,
+  COOLDOWN_ACTIVE: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  TARGET_TIME_INVALID: 422,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  RATE_LIMIT_EXCEEDED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /** One field-level problem of a VALIDATION_ERROR. */
 export interface ErrorDetail {
@@ -36,11 +44,17 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** The error as it travels between services and reaches the envelope. */
+/** The error as the envelope shows it. */
 export interface ErrorBody {
   code: ErrorCode;
   message: string;
   details?: ErrorDetail[];
+}
+
+/** The error as it travels between services: the body, and when to ask again. */
+export interface WireError extends ErrorBody {
+  /** Seconds until the request may succeed; the gateway answers it as `Retry-After`. */
+  retry_after?: number;
 }
 
 /** A rule of the domain was broken; carries the code clients see. */
@@ -49,99 +63,50 @@ export class DomainError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: ErrorDetail[],
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'DomainError';
   }
 
-  /** The serialisable form sent over RabbitMQ and put in the envelope. */
+  /** A refusal that may be asked again after `seconds` (sent as `Retry-After`). */
+  static retryLater(code: ErrorCode, message: string, seconds: number): DomainError {
+    return new DomainError(code, message, undefined, Math.max(1, Math.ceil(seconds)));
+  }
+
+  /** Back from the wire. */
+  static fromWire(error: WireError): DomainError {
+    return new DomainError(error.code, error.message, error.details, error.retry_after);
+  }
+
+  /** What the envelope shows. */
   toBody(): ErrorBody {
     return this.details
       ? { code: this.code, message: this.message, details: this.details }
       : { code: this.code, message: this.message };
   }
-}
 
-const ERROR_CODES = new Set<string>([
-  'VALIDATION_ERROR',
-  'DEVICE_CODE_INVALID',
-  'DEVICE_CODE_EXPIRED',
-  'AUTH_REQUIRED',
-  'ACCESS_DENIED',
-  'QUOTA_EXCEEDED',
-  'FORBIDDEN_HOST',
-  'FORBIDDEN',
-  'PROJECT_NOT_FOUND',
-  'DATABASE_NOT_FOUND',
-  'BACKUP_NOT_FOUND',
-  'RESTORE_NOT_FOUND',
-  'TEMPLATE_NOT_FOUND',
-  'NOT_FOUND',
-  'PROJECT_NAME_TAKEN',
-  'DATABASE_NAME_TAKEN',
-  'PROJECT_NOT_EMPTY',
-  'DATABASE_NOT_READY',
-  'BACKUP_NOT_READY',
-  'OPERATION_IN_PROGRESS',
-  'PITR_NOT_ENABLED',
-  'TEMPLATE_IN_USE',
-  'RESTORE_NOT_CANCELLABLE',
-  'PAYLOAD_TOO_LARGE',
-  'TARGET_TIME_INVALID',
-  'IDEMPOTENCY_KEY_REUSED',
-  'RATE_LIMIT_EXCEEDED',
-  'INTERNAL_ERROR',
-  'SERVICE_UNAVAILABLE',
-] satisfies ErrorCode[]);
-
-/** True when a value received over the wire is an ErrorBody with a known code. */
-export function isErrorBody(value: unknown): value is ErrorBody {
-  if (typeof value !== 'object' || value === null) return false;
-  const { code, message } = value as Record<string, unknown>;
-  return typeof code === 'string' && ERROR_CODES.has(code) && typeof message === 'string';
-}
-
-/** The HTTP status of each code; a new code without a status does not compile. */
-export function httpStatusFor(code: ErrorCode): number {
-  switch (code) {
-    case 'VALIDATION_ERROR':
-    case 'DEVICE_CODE_INVALID':
-    case 'DEVICE_CODE_EXPIRED':
-      return 400;
-    case 'AUTH_REQUIRED':
-      return 401;
-    case 'ACCESS_DENIED':
-    case 'QUOTA_EXCEEDED':
-    case 'FORBIDDEN_HOST':
-    case 'FORBIDDEN':
-      return 403;
-    case 'PROJECT_NOT_FOUND':
-    case 'DATABASE_NOT_FOUND':
-    case 'BACKUP_NOT_FOUND':
-    case 'RESTORE_NOT_FOUND':
-    case 'TEMPLATE_NOT_FOUND':
-    case 'NOT_FOUND':
-      return 404;
-    case 'PROJECT_NAME_TAKEN':
-    case 'DATABASE_NAME_TAKEN':
-    case 'PROJECT_NOT_EMPTY':
-    case 'DATABASE_NOT_READY':
-    case 'BACKUP_NOT_READY':
-    case 'OPERATION_IN_PROGRESS':
-    case 'PITR_NOT_ENABLED':
-    case 'TEMPLATE_IN_USE':
-    case 'RESTORE_NOT_CANCELLABLE':
-      return 409;
-    case 'PAYLOAD_TOO_LARGE':
-      return 413;
-    case 'TARGET_TIME_INVALID':
-    case 'IDEMPOTENCY_KEY_REUSED':
-      return 422;
-    case 'RATE_LIMIT_EXCEEDED':
-      return 429;
-    case 'INTERNAL_ERROR':
-      return 500;
-    case 'SERVICE_UNAVAILABLE':
-      return 503;
+  /** The serialisable form sent over RabbitMQ. */
+  toWire(): WireError {
+    return this.retryAfterSeconds === undefined
+      ? this.toBody()
+      : { ...this.toBody(), retry_after: this.retryAfterSeconds };
   }
+}
+
+/** True when a value received over the wire is a WireError with a known code. */
+export function isWireError(value: unknown): value is WireError {
+  if (typeof value !== 'object' || value === null) return false;
+  const { code, message, retry_after } = value as Record<string, unknown>;
+  return (
+    typeof code === 'string' &&
+    Object.hasOwn(ERROR_STATUS, code) &&
+    typeof message === 'string' &&
+    (retry_after === undefined || typeof retry_after === 'number')
+  );
+}
+
+/** The HTTP status of a code. */
+export function httpStatusFor(code: ErrorCode): number {
+  return ERROR_STATUS[code];
 }

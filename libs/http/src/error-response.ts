@@ -25,13 +25,17 @@ export interface ErrorAnswer {
 
 /**
  * The answer to `error`: the error envelope with the HTTP status of its code; AUTH_REQUIRED
- * also carries `WWW-Authenticate: Bearer`. The one place that shapes an error answer, for the
+ * also carries `WWW-Authenticate: Bearer`, an error to ask again later `Retry-After`. The one place that shapes an error answer, for the
  * exception filter and for what answers before routing.
  */
 export function errorAnswer(error: DomainError): ErrorAnswer {
+  const headers: Record<string, string> = {};
+  if (error.code === 'AUTH_REQUIRED') headers['WWW-Authenticate'] = 'Bearer';
+  if (error.retryAfterSeconds !== undefined)
+    headers['Retry-After'] = String(error.retryAfterSeconds);
   return {
     status: httpStatusFor(error.code),
-    headers: error.code === 'AUTH_REQUIRED' ? { 'WWW-Authenticate': 'Bearer' } : {},
+    headers,
     body: { success: false, error: error.toBody() },
   };
 }

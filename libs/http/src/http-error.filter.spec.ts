@@ -4,6 +4,7 @@ import type { ArgumentsHost } from '@nestjs/common';
 import type { HttpAdapterHost } from '@nestjs/core';
 import { Logger, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import { DomainError } from '@pgcloud/contracts';
+import type { WireError } from '@pgcloud/contracts';
 import { HttpErrorFilter } from './http-error.filter.js';
 
 interface Answer {
@@ -52,6 +53,19 @@ describe('HttpErrorFilter', () => {
     const answer = answerTo(new DomainError('AUTH_REQUIRED', 'A token is needed.'));
     assert.equal(answer.status, 401);
     assert.equal(answer.headers['WWW-Authenticate'], 'Bearer');
+  });
+
+  it('answers when to ask again as Retry-After, outside the envelope, also after the wire', () => {
+    const sent = DomainError.retryLater('COOLDOWN_ACTIVE', 'Not yet.', 12.2);
+    const answer = answerTo(
+      DomainError.fromWire(JSON.parse(JSON.stringify(sent.toWire())) as WireError),
+    );
+    assert.equal(answer.status, 409);
+    assert.equal(answer.headers['Retry-After'], '13');
+    assert.deepEqual(answer.body, {
+      success: false,
+      error: { code: 'COOLDOWN_ACTIVE', message: 'Not yet.' },
+    });
   });
 
   it("turns Nest's 404 and 413 into NOT_FOUND and PAYLOAD_TOO_LARGE", () => {

@@ -1,7 +1,7 @@
 import type { ArgumentsHost, RpcExceptionFilter } from '@nestjs/common';
 import { withRequestId } from '@pgcloud/observability';
 import { Catch, Logger } from '@nestjs/common';
-import type { ErrorBody, Message } from '@pgcloud/contracts';
+import type { Message, WireError } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
 import type { Observable } from 'rxjs';
 import { throwError } from 'rxjs';
@@ -14,15 +14,15 @@ import { throwError } from 'rxjs';
 export class RpcErrorFilter implements RpcExceptionFilter<unknown> {
   private readonly logger = new Logger('RpcErrorFilter');
 
-  catch(exception: unknown, host: ArgumentsHost): Observable<ErrorBody> {
-    if (exception instanceof DomainError) return throwError(() => exception.toBody());
+  catch(exception: unknown, host: ArgumentsHost): Observable<WireError> {
+    if (exception instanceof DomainError) return throwError(() => exception.toWire());
     const data = host.switchToRpc().getData<Partial<Message<unknown>> | undefined>();
     const requestId = data?.ctx?.requestId;
     const stack = exception instanceof Error ? exception.stack : String(exception);
     withRequestId(requestId, () => this.logger.error(`unexpected error: ${stack}`));
     return throwError(
       () =>
-        ({ code: 'INTERNAL_ERROR', message: 'An unexpected error occurred.' }) satisfies ErrorBody,
+        ({ code: 'INTERNAL_ERROR', message: 'An unexpected error occurred.' }) satisfies WireError,
     );
   }
 }

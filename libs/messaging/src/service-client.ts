@@ -3,7 +3,7 @@ import type { ClientProxy } from '@nestjs/microservices';
 import type { AmqpConnectionManager } from 'amqp-connection-manager';
 import { RmqRecordBuilder } from '@nestjs/microservices';
 import type { Message, RequestContext, ServiceName } from '@pgcloud/contracts';
-import { DomainError, SERVICE_QUEUES, brokerLoginOf, isErrorBody } from '@pgcloud/contracts';
+import { DomainError, SERVICE_QUEUES, brokerLoginOf, isWireError } from '@pgcloud/contracts';
 import { withRequestId } from '@pgcloud/observability';
 import { BrokerClientRMQ } from './broker-client-rmq.js';
 import { answerDueAt, callTimeoutMs, outOfTime } from './deadline.js';
@@ -86,7 +86,7 @@ export class ServiceClient {
     try {
       return await firstValueFrom(this.proxy.send(pattern, record).pipe(timeout(waitMs)));
     } catch (err) {
-      if (isErrorBody(err)) throw new DomainError(err.code, err.message, err.details);
+      if (isWireError(err)) throw DomainError.fromWire(err);
       if (err instanceof TimeoutError) rpcTimeouts.inc({ pattern });
       const reason = err instanceof Error ? err.message : String(err);
       withRequestId(ctx.requestId, () =>

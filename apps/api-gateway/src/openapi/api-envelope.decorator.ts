@@ -40,6 +40,12 @@ export function ApiEnvelope(
 // Headers that come with some errors (spec/decisions.md sections 1 and 3).
 const ERROR_HEADERS: Partial<Record<number, HeadersObject>> = {
   401: { 'WWW-Authenticate': { description: 'Always `Bearer`.', schema: { type: 'string' } } },
+  409: {
+    'Retry-After': {
+      description: 'COOLDOWN_ACTIVE only: seconds until the operation is allowed again.',
+      schema: { type: 'integer' },
+    },
+  },
   429: {
     'Retry-After': {
       description: 'Seconds until one request is allowed again.',

@@ -21,6 +21,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   BACKUP_NOT_FOUND: 'no such backup, or owned by another account',
   RESTORE_NOT_FOUND: 'no such restore, or owned by another account',
   TEMPLATE_NOT_FOUND: 'local daemon: no such template database',
+  TOKEN_NOT_FOUND: 'no such token, or owned by another account',
   NOT_FOUND: 'no such route or method',
   PROJECT_NAME_TAKEN: 'the account already has a project of that name',
   DATABASE_NAME_TAKEN: 'the project already has a database of that name',
@@ -32,6 +33,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   PITR_NOT_ENABLED: 'the route needs PITR enabled',
   TEMPLATE_IN_USE: 'local daemon: the template database has open connections',
   RESTORE_NOT_CANCELLABLE: 'cancel of a restore that already finished or is swapping',
+  COOLDOWN_ACTIVE:
+    'the operation was asked again before its cooldown passed; retry after `Retry-After` seconds',
   PAYLOAD_TOO_LARGE: 'body over 64 KiB',
   TARGET_TIME_INVALID: 'target_time outside the recovery window',
   IDEMPOTENCY_KEY_REUSED:

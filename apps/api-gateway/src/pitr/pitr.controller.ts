@@ -83,7 +83,7 @@ export class PitrController {
     operationId: 'enablePitr',
     summary: 'Enable PITR, or change its retention',
     description:
-      'Takes a base backup and starts the WAL receiver; answers at once with the receiver `starting`. Enabled already: only retention_days changes, and the answer is the current state.',
+      'Takes a base backup and starts the WAL receiver; answers at once with the receiver `starting`. Enabled already: only retention_days changes, and the answer is the current state. Enabled again within `PITR_REENABLE_COOLDOWN_SECONDS` (600 by default) of a disable: 409 COOLDOWN_ACTIVE with `Retry-After`.',
   })
   @ApiEnvelope(EnabledPitrModel, { status: 200, description: 'PITR is on.' })
   @ApiErrors(
@@ -91,6 +91,7 @@ export class PitrController {
     'VALIDATION_ERROR',
     'QUOTA_EXCEEDED',
     'DATABASE_NOT_READY',
+    'COOLDOWN_ACTIVE',
     'PAYLOAD_TOO_LARGE',
     ...IDEMPOTENT_ROUTE_ERRORS,
   )
@@ -233,12 +234,13 @@ export class PitrController {
     operationId: 'createRestorePoint',
     summary: 'Name the current WAL position',
     description:
-      'The server writes a restore point into its WAL; a PITR restore can then stop exactly there (`target_restore_point`). Names are unique in the archive and follow the database name rules.',
+      'The server writes a restore point into its WAL; a PITR restore can then stop exactly there (`target_restore_point`). Names are unique in the archive and follow the database name rules. An archive keeps at most 20 (Free) or 200 (Pro): QUOTA_EXCEEDED after that.',
   })
   @ApiEnvelope(RestorePointModel, { status: 201, description: 'The restore point.' })
   @ApiErrors(
     ...DATABASE_ROUTE_ERRORS,
     'VALIDATION_ERROR',
+    'QUOTA_EXCEEDED',
     'DATABASE_NOT_READY',
     'PITR_NOT_ENABLED',
     'OPERATION_IN_PROGRESS',

@@ -7,6 +7,7 @@ import type {
   EnabledPitr,
   PitrConfig,
   Project,
+  RestorePoint,
   WalReceiverStatus,
 } from '@pgcloud/contracts';
 import type { ObjectStore } from '@pgcloud/storage';
@@ -315,6 +316,25 @@ describe('PITR, part 1: the receiver, the archive and the recovery window', () =
     assert.ok(Date.now() - killed < backoffMs, 'streaming before the 16 s backoff ran out');
   });
 
+  it('keeps at most 20 restore points in a Free archive: the 21st is QUOTA_EXCEEDED', async () => {
+    const points = async () =>
+      expectData<{ restore_points: RestorePoint[] }>(
+        await owner.api.get(`${pitrPath}/restore-points`),
+        200,
+      ).restore_points;
+    for (let n = (await points()).length; n < 20; n++)
+      expectData(await owner.api.post(`${pitrPath}/restore-points`, { name: `cap-${n}` }), 201);
+    const refused = expectError(
+      await owner.api.post(`${pitrPath}/restore-points`, { name: 'one-too-many' }),
+      403,
+      'QUOTA_EXCEEDED',
+    );
+    assert.match(refused.message, /20 restore points per archive/);
+    const kept = await points();
+    assert.equal(kept.length, 20);
+    assert.ok(!kept.some((p) => p.name === 'one-too-many'), 'the refused point is not recorded');
+  });
+
   it('disables: receiver stopped, slot dropped, PITR routes answer PITR_NOT_ENABLED', async () => {
     const disabled = expectData<{ enabled: boolean; wal_receiver_status: string }>(
       await owner.api.post(`${pitrPath}/disable`),
@@ -334,6 +354,19 @@ describe('PITR, part 1: the receiver, the archive and the recovery window', () =
     assert.equal(config.enabled, false);
     assert.equal(config.recovery_window, null);
     expectData(await owner.api.post(`${pitrPath}/disable`), 200);
+  });
+
+  it('refuses to enable again within the cooldown: 409 COOLDOWN_ACTIVE with Retry-After', async () => {
+    const refused = await owner.api.post(`${pitrPath}/enable`, { retention_days: 1 });
+    expectError(refused, 409, 'COOLDOWN_ACTIVE');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    assert.ok(
+      Number.isInteger(retryAfter) && retryAfter > 500 && retryAfter <= 600,
+      `Retry-After ${refused.headers.get('retry-after')}`,
+    );
+    const config = expectData<PitrConfig>(await owner.api.get(`${pitrPath}/config`), 200);
+    assert.equal(config.enabled, false, 'nothing was started');
+    assert.equal(await receivewalOf(database.id), undefined);
   });
 
   it('deletes the WAL objects with the database', async () => {

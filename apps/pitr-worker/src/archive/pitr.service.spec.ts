@@ -24,6 +24,7 @@ const REF: DatabaseRef = { project_id: 'prj_1', name: 'shop' };
 const FREE: RequestContext = { requestId: 'req_1', userId: 'usr_1', tier: 'free' };
 const PRO: RequestContext = { ...FREE, tier: 'pro' };
 const DAY_SECONDS = 60;
+const COOLDOWN_SECONDS = 600;
 
 const expectCode = (code: string) => (err: unknown) =>
   err instanceof DomainError && err.code === code;
@@ -101,13 +102,19 @@ class World {
         return Promise.resolve(true);
       },
       abandonStart: (id: string) =>
-        act(() => Object.assign(row(id) ?? {}, { enabled: false, slotToDrop: true })),
+        act(() =>
+          Object.assign(row(id) ?? {}, {
+            enabled: false,
+            slotToDrop: true,
+            disabledAt: new Date(this.time),
+          }),
+        ),
       setRetention: (id: string, retentionDays: number) =>
         act(() => this.events.push(`retention ${id} ${retentionDays}`)),
       disable: (id: string) => {
         const found = row(id);
         if (!found?.enabled) return Promise.resolve(false);
-        Object.assign(found, { enabled: false, slotToDrop: true });
+        Object.assign(found, { enabled: false, slotToDrop: true, disabledAt: new Date(this.time) });
         return Promise.resolve(true);
       },
       disableForRemoval: (id: string) => act(() => this.events.push(`disable ${id}`)),
@@ -174,7 +181,10 @@ class World {
       store as unknown as ObjectStore,
       sessions as unknown as PrimarySessions,
       clock,
-      { PITR_RETENTION_DAY_SECONDS: DAY_SECONDS } as PitrWorkerConfig,
+      {
+        PITR_RETENTION_DAY_SECONDS: DAY_SECONDS,
+        PITR_REENABLE_COOLDOWN_SECONDS: COOLDOWN_SECONDS,
+      } as PitrWorkerConfig,
     );
   }
 }
@@ -238,6 +248,32 @@ describe('PitrService', () => {
         base_backup_id: 'bkp_first',
         wal_receiver_status: 'running',
       });
+  });
+
+  it('enables again only after the cooldown; a start that never began does not count', async () => {
+    const world = new World();
+    world.addDatabase('db_1', 'shop');
+    world.addArchive('db_1');
+    const pitr = world.service();
+    await pitr.disable(FREE, REF);
+    world.events = [];
+    world.time += 10_000;
+
+    await assert.rejects(
+      pitr.enable(FREE, REF, 3),
+      (err) => expectCode('COOLDOWN_ACTIVE')(err) && (err as DomainError).retryAfterSeconds === 590,
+    );
+    assert.deepEqual(world.events, [], 'nothing was started');
+    world.time += 590_000;
+    await pitr.enable(FREE, REF, 3);
+    assert.deepEqual(world.events, ['enable db_1 for 3 days', 'start db_1']);
+
+    world.addDatabase('db_2', 'cart');
+    world.startError = new Error('base backup refused');
+    await assert.rejects(pitr.enable(FREE, { ...REF, name: 'cart' }, 3), /base backup refused/);
+    world.startError = undefined;
+    await pitr.enable(FREE, { ...REF, name: 'cart' }, 3);
+    assert.equal(world.archives.get('db_2')?.enabled, true);
   });
 
   it('drops the slot when disabled; a server out of reach leaves it to the sweep', async () => {

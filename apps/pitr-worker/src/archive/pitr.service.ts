@@ -75,6 +75,7 @@ export class PitrService {
       );
     const current = await this.archives.find(database.id);
     if (current?.enabled) return this.changeRetention(ctx, current, retentionDays);
+    if (current) this.assertCooledDown(current);
     if (database.status !== 'running')
       throw new DomainError(
         'DATABASE_NOT_READY',
@@ -106,6 +107,24 @@ export class PitrService {
       await this.archives.abandonStart(database.id);
       throw err;
     }
+  }
+
+  /**
+   * Each enable takes a full base backup, so PITR enabled again too soon after a disable
+   * is refused until PITR_REENABLE_COOLDOWN_SECONDS have passed. An enable that never
+   * began (no archive position) does not count.
+   */
+  private assertCooledDown(archive: ArchiveEntity): void {
+    if (archive.disabledAt === null || archive.startLsn === null) return;
+    const readyAt =
+      archive.disabledAt.getTime() + this.config.PITR_REENABLE_COOLDOWN_SECONDS * 1000;
+    const waitMs = readyAt - this.clock.now();
+    if (waitMs > 0)
+      throw DomainError.retryLater(
+        'COOLDOWN_ACTIVE',
+        `PITR was disabled moments ago and can be enabled again in ${Math.ceil(waitMs / 1000)} s (each enable takes a full base backup).`,
+        waitMs / 1000,
+      );
   }
 
   private async changeRetention(

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DatabaseRef, RequestContext, RestorePoint } from '@pgcloud/contracts';
-import { DATABASE_PATTERNS, DomainError } from '@pgcloud/contracts';
-import { RpcClient } from '@pgcloud/messaging';
+import { DATABASE_PATTERNS, DomainError, RESTORE_POINT_LIMITS } from '@pgcloud/contracts';
+import { RpcClient, assertTierQuota } from '@pgcloud/messaging';
 import { formatLsn, parseLsn } from '@pgcloud/postgres';
 import { DataSource } from 'typeorm';
 import type { ArchiveEntity } from '../archive/archive.entity.js';
@@ -10,9 +10,9 @@ import { PitrService } from '../archive/pitr.service.js';
 import { RestorePointEntity } from './restore-point.entity.js';
 
 /**
- * Restore points (spec/decisions.md section 7): a name for a WAL position, written into
- * the WAL by the database's server and kept here for the archive it belongs to. A new
- * archive (after an in-place restore, or PITR enabled anew) starts with none.
+ * Restore points: a name for a WAL position, written into the WAL by the database's server
+ * and kept here for the archive it belongs to, at most RESTORE_POINT_LIMITS per archive. A
+ * new archive (after an in-place restore, or PITR enabled anew) starts with none.
  */
 @Injectable()
 export class RestorePoints {
@@ -36,11 +36,19 @@ export class RestorePoints {
       await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
         `pitr.restore-points:${archive.databaseId}`,
       ]);
-      const key = { databaseId: archive.databaseId, timeline, archiveStartLsn: startLsn, name };
+      const ofArchive = { databaseId: archive.databaseId, timeline, archiveStartLsn: startLsn };
+      const key = { ...ofArchive, name };
       if (await manager.existsBy(RestorePointEntity, key))
         throw new DomainError('VALIDATION_ERROR', 'The request is not valid.', [
           { field: 'name', message: `a restore point named ${name} exists in the archive` },
         ]);
+      assertTierQuota(
+        ctx.tier,
+        await manager.countBy(RestorePointEntity, ofArchive),
+        RESTORE_POINT_LIMITS,
+        'restore points per archive',
+        'a new archive (after an in-place restore, or PITR enabled anew) starts with none',
+      );
       const { lsn } = await this.rpc.call(DATABASE_PATTERNS.createRestorePoint, ctx, {
         ...ref,
         point_name: name,

@@ -182,7 +182,7 @@ export const getPitrConfig = <ThrowOnError extends boolean = false>(options: Opt
 /**
  * Enable PITR, or change its retention
  *
- * Takes a base backup and starts the WAL receiver; answers at once with the receiver `starting`. Enabled already: only retention_days changes, and the answer is the current state.
+ * Takes a base backup and starts the WAL receiver; answers at once with the receiver `starting`. Enabled already: only retention_days changes, and the answer is the current state. Enabled again within `PITR_REENABLE_COOLDOWN_SECONDS` (600 by default) of a disable: 409 COOLDOWN_ACTIVE with `Retry-After`.
  */
 export const enablePitr = <ThrowOnError extends boolean = false>(options: Options<EnablePitrData, ThrowOnError>) => (options.client ?? client).post<EnablePitrResponses, EnablePitrErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -274,7 +274,7 @@ export const listRestorePoints = <ThrowOnError extends boolean = false>(options:
 /**
  * Name the current WAL position
  *
- * The server writes a restore point into its WAL; a PITR restore can then stop exactly there (`target_restore_point`). Names are unique in the archive and follow the database name rules.
+ * The server writes a restore point into its WAL; a PITR restore can then stop exactly there (`target_restore_point`). Names are unique in the archive and follow the database name rules. An archive keeps at most 20 (Free) or 200 (Pro): QUOTA_EXCEEDED after that.
  */
 export const createRestorePoint = <ThrowOnError extends boolean = false>(options: Options<CreateRestorePointData, ThrowOnError>) => (options.client ?? client).post<CreateRestorePointResponses, CreateRestorePointErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

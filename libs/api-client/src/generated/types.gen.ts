@@ -10,7 +10,7 @@ export type ErrorDetail = {
 };
 
 export type Error = {
-    code: 'VALIDATION_ERROR' | 'DEVICE_CODE_INVALID' | 'DEVICE_CODE_EXPIRED' | 'AUTH_REQUIRED' | 'ACCESS_DENIED' | 'QUOTA_EXCEEDED' | 'FORBIDDEN_HOST' | 'FORBIDDEN' | 'PROJECT_NOT_FOUND' | 'DATABASE_NOT_FOUND' | 'BACKUP_NOT_FOUND' | 'RESTORE_NOT_FOUND' | 'TEMPLATE_NOT_FOUND' | 'NOT_FOUND' | 'PROJECT_NAME_TAKEN' | 'DATABASE_NAME_TAKEN' | 'PROJECT_NOT_EMPTY' | 'DATABASE_NOT_READY' | 'BACKUP_NOT_READY' | 'OPERATION_IN_PROGRESS' | 'PITR_NOT_ENABLED' | 'TEMPLATE_IN_USE' | 'RESTORE_NOT_CANCELLABLE' | 'PAYLOAD_TOO_LARGE' | 'TARGET_TIME_INVALID' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMIT_EXCEEDED' | 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE';
+    code: 'VALIDATION_ERROR' | 'DEVICE_CODE_INVALID' | 'DEVICE_CODE_EXPIRED' | 'AUTH_REQUIRED' | 'ACCESS_DENIED' | 'QUOTA_EXCEEDED' | 'FORBIDDEN_HOST' | 'FORBIDDEN' | 'PROJECT_NOT_FOUND' | 'DATABASE_NOT_FOUND' | 'BACKUP_NOT_FOUND' | 'RESTORE_NOT_FOUND' | 'TEMPLATE_NOT_FOUND' | 'TOKEN_NOT_FOUND' | 'NOT_FOUND' | 'PROJECT_NAME_TAKEN' | 'DATABASE_NAME_TAKEN' | 'PROJECT_NOT_EMPTY' | 'DATABASE_NOT_READY' | 'BACKUP_NOT_READY' | 'OPERATION_IN_PROGRESS' | 'PITR_NOT_ENABLED' | 'TEMPLATE_IN_USE' | 'RESTORE_NOT_CANCELLABLE' | 'COOLDOWN_ACTIVE' | 'PAYLOAD_TOO_LARGE' | 'TARGET_TIME_INVALID' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMIT_EXCEEDED' | 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE';
     message: string;
     /**
      * VALIDATION_ERROR only.
@@ -1443,6 +1443,8 @@ export type EnablePitrErrors = {
     /**
      * `DATABASE_NOT_READY`: the operation needs the database `running`.
      *
+     * `COOLDOWN_ACTIVE`: the operation was asked again before its cooldown passed; retry after `Retry-After` seconds.
+     *
      * `OPERATION_IN_PROGRESS`: a restore is already under way on that database, or a request with the same `Idempotency-Key` is still being answered.
      */
     409: ErrorEnvelope;
@@ -1894,6 +1896,10 @@ export type CreateRestorePointErrors = {
      * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
      */
     401: ErrorEnvelope;
+    /**
+     * `QUOTA_EXCEEDED`: tier limit reached.
+     */
+    403: ErrorEnvelope;
     /**
      * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
      *

@@ -10,6 +10,8 @@ import { parseTargetTime } from './target-time.js';
  */
 export const PITR_MAX_RETENTION_DAYS = 35;
 export const PITR_FREE_MAX_RETENTION_DAYS = 7;
+/** Restore points one archive keeps at most, by tier. */
+export const RESTORE_POINT_LIMITS = { free: 20, pro: 200 } as const;
 
 /** POST .../pitr/enable. */
 export class EnablePitrDto {
