@@ -13,7 +13,9 @@ import { GithubDeviceFlowService } from './github/github-device-flow.service.js'
 import { AuthSweep } from './housekeeping/auth-sweep.js';
 import { CreateAuth1763770000000 } from './migrations/1763770000000-create-auth.js';
 import { SweepIndexes1764000000000 } from './migrations/1764000000000-sweep-indexes.js';
+import { TokenKinds1765000000000 } from './migrations/1765000000000-token-kinds.js';
 import { AccessTokenEntity } from './tokens/access-token.entity.js';
+import { TokenUsage } from './tokens/token-usage.js';
 import { TokensService } from './tokens/tokens.service.js';
 import { UserEntity } from './users/user.entity.js';
 import { UsersService } from './users/users.service.js';
@@ -32,7 +34,7 @@ export class AppModule {
           databaseUrl: config.DATABASE_URL,
           schema: AUTH_SCHEMA,
           entities: ENTITIES,
-          migrations: [CreateAuth1763770000000, SweepIndexes1764000000000],
+          migrations: [CreateAuth1763770000000, SweepIndexes1764000000000, TokenKinds1765000000000],
         }),
         TypeOrmModule.forFeature(ENTITIES),
       ],
@@ -42,6 +44,7 @@ export class AppModule {
         { provide: SERVICE_NAME, useValue: 'auth-service' },
         UsersService,
         TokensService,
+        TokenUsage,
         HttpFetch,
         GithubApi,
         AuthSweep,

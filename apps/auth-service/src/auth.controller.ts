@@ -1,12 +1,15 @@
 import { Controller, Logger } from '@nestjs/common';
 import {
   AUTH_PATTERNS,
+  CallingToken,
+  CreateTokenDto,
   DeviceStartRequest,
   DeviceTokenDto,
   DeviceVerifyRequest,
   DomainError,
   LogoutRequest,
   RequestContext,
+  RevokeTokenRequest,
   UserTiersRequest,
   VerifyTokenRequest,
 } from '@pgcloud/contracts';
@@ -60,7 +63,22 @@ export class AuthController {
 
   @Handles(AUTH_PATTERNS.logout)
   logout(@MessageCtx() ctx: RequestContext, @MessageBody() body: LogoutRequest) {
-    return this.tokens.revoke(signedIn(ctx), body.token_id);
+    return this.tokens.logout(signedIn(ctx), body.token_id, body.all === true);
+  }
+
+  @Handles(AUTH_PATTERNS.listTokens)
+  listTokens(@MessageCtx() ctx: RequestContext, @MessageBody() body: CallingToken) {
+    return this.tokens.list(signedIn(ctx), body.token_id);
+  }
+
+  @Handles(AUTH_PATTERNS.createToken)
+  createToken(@MessageCtx() ctx: RequestContext, @MessageBody() body: CreateTokenDto) {
+    return this.tokens.createApiKey(signedIn(ctx), body);
+  }
+
+  @Handles(AUTH_PATTERNS.revokeToken)
+  revokeToken(@MessageCtx() ctx: RequestContext, @MessageBody() body: RevokeTokenRequest) {
+    return this.tokens.revoke(signedIn(ctx), body.id);
   }
 }
 

@@ -103,6 +103,15 @@ export class AuthServiceConfig extends CommonEnv {
   @Max(86_400)
   AUTH_SWEEP_INTERVAL_SECONDS: number = 3600;
 
+  /**
+   * How often the tokens used since the last time get their last_used_at written, in one
+   * statement (gateways look a token up at most every 10 s; the list may lag a minute).
+   */
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  TOKEN_USAGE_FLUSH_SECONDS: number = 30;
+
   get allowedLogins(): Set<string> | null {
     if (!this.LOCAL_IDP_ALLOWED_LOGINS) return null;
     return new Set(

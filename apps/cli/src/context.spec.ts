@@ -18,14 +18,10 @@ function homeWithSignIn(apiUrl: string): NodeJS.ProcessEnv {
 }
 
 describe('CliContext', () => {
-  it('takes the token from --token, then PGCLOUD_TOKEN, then the saved sign-in', () => {
+  it('takes the token from PGCLOUD_TOKEN, then the saved sign-in', () => {
     const env = homeWithSignIn('https://api.example.test');
     assert.equal(new CliContext({}, env).token, 'pgc_saved');
     assert.equal(new CliContext({}, { ...env, PGCLOUD_TOKEN: 'pgc_env' }).token, 'pgc_env');
-    assert.equal(
-      new CliContext({ token: 'pgc_flag' }, { ...env, PGCLOUD_TOKEN: 'pgc_env' }).token,
-      'pgc_flag',
-    );
   });
 
   it('uses the API of the saved sign-in, and never sends its token to another API', () => {

@@ -1,6 +1,7 @@
 import type { Client, Project } from '@pgcloud/api-client';
 import { createApi, getProject, listProjects, unwrap } from '@pgcloud/api-client';
 import type { Command } from 'commander';
+import { Option } from 'commander';
 import { CliError, EXIT, exitCodeOf } from './exit-codes.js';
 import { Output } from './output.js';
 import type { CliConfig, Credentials } from './settings-files.js';
@@ -14,6 +15,7 @@ export interface CommonOptions {
   json?: boolean;
   quiet?: boolean;
   apiUrl?: string;
+  /** Refused: see withCommonOptions. */
   token?: string;
   project?: string;
   db?: string;
@@ -54,11 +56,11 @@ export class CliContext {
   }
 
   /**
-   * `--token`, then PGCLOUD_TOKEN, then the saved sign-in's token, which is only ever sent
-   * to the API it was issued by.
+   * PGCLOUD_TOKEN, then the saved sign-in's token, which is only ever sent to the API it
+   * was issued by.
    */
   get token(): string | undefined {
-    const given = this.options.token ?? this.env['PGCLOUD_TOKEN'];
+    const given = this.env['PGCLOUD_TOKEN'];
     if (given) return given;
     const saved = this.credentials;
     return saved && saved.api_url.replace(/\/+$/, '') === this.apiUrl ? saved.token : undefined;
@@ -76,7 +78,7 @@ export class CliContext {
       throw new CliError(
         EXIT.auth,
         'NOT_SIGNED_IN',
-        `not signed in to ${this.apiUrl}: run \`pgcloud login\`, or pass --token or PGCLOUD_TOKEN`,
+        `not signed in to ${this.apiUrl}: run \`pgcloud login\`, or set PGCLOUD_TOKEN (an API key from \`pgcloud tokens create\`)`,
       );
     return createApi({ baseUrl: this.apiUrl, token });
   }
@@ -118,8 +120,9 @@ export class CliContext {
 }
 
 /**
- * Adds the options every command takes: output, API and token; `--project` for commands
- * inside a project, and `--db` for commands on one database.
+ * Adds the options every command takes: output and API; `--project` for commands inside a
+ * project, and `--db` for commands on one database. `--token` is known only to be refused
+ * with the reason: a token on a command line is visible to every user of the machine.
  */
 export function withCommonOptions(
   command: Command,
@@ -129,7 +132,7 @@ export function withCommonOptions(
     .option('--json', "print the API's answer as JSON on stdout (errors as JSON on stderr)")
     .option('-q, --quiet', 'print only the essential value (an id, a URL) and no progress')
     .option('--api-url <url>', 'the API to call (default: PGCLOUD_API_URL, then your sign-in)')
-    .option('--token <token>', 'an access token (default: PGCLOUD_TOKEN, then your sign-in)');
+    .addOption(new Option('--token <token>').hideHelp());
   if (scope !== 'account')
     command.option(
       '-p, --project <project>',
@@ -152,6 +155,13 @@ export function runs<Args extends string[]>(
     const args = received.slice(0, -2) as Args;
     const ctx = new CliContext(command.opts<CommonOptions>());
     try {
+      if (ctx.options.token !== undefined)
+        throw new CliError(
+          EXIT.usage,
+          'TOKEN_OPTION_REMOVED',
+          '--token is not taken: a token on a command line is visible to every user of this ' +
+            'machine. Set PGCLOUD_TOKEN, or run `pgcloud login`.',
+        );
       await handler(ctx, ...args);
     } catch (error) {
       ctx.out.error(error);

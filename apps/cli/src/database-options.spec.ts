@@ -60,10 +60,9 @@ describe('db create flags', () => {
     );
     const stderrMock = t.mock.method(process.stderr, 'write', () => true);
     await assert.rejects(
-      buildProgram().parseAsync(
-        ['db', 'create', 'orders', '--project', 'shop', '--token', 't', '--cpu', 'two'],
-        { from: 'user' },
-      ),
+      buildProgram().parseAsync(['db', 'create', 'orders', '--project', 'shop', '--cpu', 'two'], {
+        from: 'user',
+      }),
       (error: unknown) =>
         error instanceof CommanderError && error.code === 'commander.invalidArgument',
     );

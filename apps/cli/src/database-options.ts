@@ -16,6 +16,15 @@ export function parseSize(value: string): number {
   return Number(value);
 }
 
+/** A whole number within [min, max], for `--retention-days`, `--limit` and `--expires-in-days`. */
+export function integerIn(min: number, max: number): (value: string) => number {
+  return (value) => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+      throw new InvalidArgumentError(`"${value}" is not a whole number from ${min} to ${max}`);
+    return Number(value);
+  };
+}
+
 /** The flags of `db create`. */
 export interface CreateDatabaseFlags {
   cpu?: number;

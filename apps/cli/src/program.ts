@@ -6,12 +6,13 @@ import { registerDatabaseCommands } from './commands/databases.js';
 import { registerLocalCommands } from './commands/local.js';
 import { registerPitrCommands } from './commands/pitr.js';
 import { registerProjectCommands } from './commands/projects.js';
+import { registerTokenCommands } from './commands/tokens.js';
 
 const { version } = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
 ) as { version: string };
 
-/** The `pgcloud` command and all its subcommands (spec/decisions.md section 12). */
+/** The `pgcloud` command and all its subcommands. */
 export function buildProgram(): Command {
   const program = new Command('pgcloud')
     .description(
@@ -26,9 +27,11 @@ export function buildProgram(): Command {
       'after',
       '\nExit codes: 0 success, 1 other error, 2 usage, 3 not signed in or refused, 4 not found, ' +
         '5 conflict or quota, 6 API unavailable.\n' +
-        'Settings: PGCLOUD_API_URL (default http://127.0.0.1:8080), PGCLOUD_TOKEN, XDG_CONFIG_HOME.',
+        'Settings: PGCLOUD_API_URL (default http://127.0.0.1:8080), PGCLOUD_TOKEN (an API key, for ' +
+        'machines), XDG_CONFIG_HOME.',
     );
   registerAuthCommands(program);
+  registerTokenCommands(program);
   registerProjectCommands(program);
   registerDatabaseCommands(program);
   registerBackupCommands(program);

@@ -1,4 +1,5 @@
-import { IsNotEmpty, IsString, Matches } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsNotEmpty, IsOptional, IsString, Matches } from 'class-validator';
 import type { ValidationOptions } from 'class-validator';
 import type { IdPrefix } from './ids.js';
 import { idPattern } from './ids.js';
@@ -23,4 +24,15 @@ export function IsIdOf(prefix: IdPrefix, options?: ValidationOptions): PropertyD
     message: `$property must be a ${prefix}_ id`,
     ...options,
   });
+}
+
+/** An optional query flag, `true` or `false` as the query string spells it. */
+export function IsQueryFlag(): PropertyDecorator {
+  return all(
+    IsOptional(),
+    Transform(({ value }: { value: unknown }) =>
+      value === 'true' ? true : value === 'false' ? false : value,
+    ),
+    IsBoolean({ message: '$property must be true or false' }),
+  );
 }

@@ -20,8 +20,8 @@ interface Checked {
  * Tokens auth-service confirmed, under their hash. The user is trusted without asking
  * again for AUTH_CACHE_SECONDS (at most 10, the revocation bound); the token itself stays
  * known valid for an hour, so its holder's requests are charged to the user alone even
- * when they must be looked up again (spec/decisions.md section 3). A refused lookup or a
- * logout through this gateway forgets the token at once.
+ * when they must be looked up again. A refused lookup, or a logout or revocation through
+ * this gateway, forgets the token at once.
  */
 @Injectable()
 export class TokenCache {
@@ -60,6 +60,11 @@ export class TokenCache {
   forgetTokenId(tokenId: string): void {
     for (const [key, entry] of this.entries)
       if (entry.user.token_id === tokenId) this.entries.delete(key);
+  }
+
+  /** Every token of a user (logout of all their tokens). */
+  forgetUser(userId: string): void {
+    for (const [key, entry] of this.entries) if (entry.user.id === userId) this.entries.delete(key);
   }
 
   private prune(now: number): void {

@@ -1,5 +1,15 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import type { DeviceAuthorization, DeviceTokenResult, User, UserProfile } from '@pgcloud/contracts';
+import type {
+  CreatedApiKey,
+  DeviceAuthorization,
+  DeviceTokenResult,
+  LoggedOut,
+  TokenInfo,
+  TokenKind,
+  TokenList,
+  User,
+  UserProfile,
+} from '@pgcloud/contracts';
 
 /** A user as the API shows it. */
 @ApiSchema({ name: 'User' })
@@ -77,9 +87,58 @@ export class DeviceTokenModel implements Issued {
   user: UserModel;
 }
 
-/** POST /auth/logout: the calling token is revoked. */
+/** POST /auth/logout: the calling token, or every token of the caller, is revoked. */
 @ApiSchema({ name: 'Logout' })
-export class LogoutModel {
+export class LogoutModel implements LoggedOut {
   @ApiProperty({ type: Boolean, enum: [true] })
   revoked: true;
+
+  @ApiProperty({ type: 'integer', example: 1, description: 'Tokens revoked by this call.' })
+  count: number;
+}
+
+/** One live token of the caller; its secret is never shown again. */
+@ApiSchema({ name: 'Token' })
+export class TokenModel implements TokenInfo {
+  @ApiProperty({ example: 'tok_k3v9x0q2m8t4b7w1c5zd', pattern: '^tok_[0-9a-z]{20}$' })
+  id: string;
+
+  @ApiProperty({ example: 'ci-deploy', description: "An API key's name, or `device sign-in`." })
+  name: string;
+
+  @ApiProperty({ enum: ['device', 'api_key'] })
+  kind: TokenKind;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'May lag by up to a minute; null when never used.',
+  })
+  last_used_at: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  expires_at: string;
+
+  @ApiProperty({ description: 'The token of this request.' })
+  current: boolean;
+}
+
+/** GET /auth/tokens: the caller's live tokens, newest first. */
+@ApiSchema({ name: 'TokenList' })
+export class TokenListModel implements TokenList {
+  @ApiProperty({ type: [TokenModel] })
+  tokens: TokenModel[];
+}
+
+/** POST /auth/tokens: the new API key, with its secret shown this once. */
+@ApiSchema({ name: 'CreatedApiKey' })
+export class CreatedApiKeyModel extends TokenModel implements CreatedApiKey {
+  @ApiProperty({
+    description: '`pgc_` and 40 base62 characters; shown once, send it as a bearer token.',
+  })
+  token: string;
 }

@@ -25,17 +25,26 @@ export function registerAuthCommands(program: Command): void {
   ).action(runs(login));
 
   withCommonOptions(
-    program.command('logout').description('Revoke the saved token and forget it'),
+    program
+      .command('logout')
+      .description('Revoke the saved token and forget it')
+      .option('--all', 'revoke every token of your account: each sign-in and API key'),
   ).action(
     runs(async (ctx) => {
+      const all = (ctx.options as { all?: boolean }).all === true;
       const path = credentialsPath(ctx.env);
+      let answer;
       try {
-        await unwrap(logout({ client: ctx.api() }));
+        answer = await unwrap(
+          logout({ client: ctx.api(), ...(all ? { query: { all: 'true' } } : {}) }),
+        );
       } finally {
         // The token is forgotten even when the API refused it (already revoked or expired).
-        if (!ctx.options.token && !ctx.env['PGCLOUD_TOKEN']) removeFile(path);
+        if (!ctx.env['PGCLOUD_TOKEN']) removeFile(path);
       }
-      ctx.out.result({ revoked: true }, () => 'Signed out.');
+      ctx.out.result(answer, () =>
+        all ? `Signed out: ${answer.count} token(s) of your account revoked.` : 'Signed out.',
+      );
     }),
   );
 
@@ -60,6 +69,7 @@ export function registerAuthCommands(program: Command): void {
 async function login(ctx: CliContext): Promise<void> {
   const client = ctx.publicApi();
   const started = await unwrap(startDeviceFlow({ client }));
+  assertSafeToOpen(started.verification_uri);
   const page = `${started.verification_uri}?user_code=${encodeURIComponent(started.user_code)}`;
   // The code is for the person, whatever the output mode: always on stderr.
   process.stderr.write(
@@ -100,6 +110,32 @@ async function login(ctx: CliContext): Promise<void> {
     () => `Signed in to ${ctx.apiUrl} as ${token.user.login} (${token.user.email}).`,
     () => token.user.login,
   );
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The verification address comes from the API: only an `https:` page, or `http:` on this
+ * machine, is shown and opened. Anything else (`javascript:`, `file:`, plain http to
+ * another host) is refused before it reaches a browser or the terminal.
+ */
+export function assertSafeToOpen(uri: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(uri);
+  } catch {
+    url = undefined;
+  }
+  const safe =
+    url !== undefined &&
+    (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)));
+  if (!safe)
+    throw new CliError(
+      EXIT.error,
+      'UNSAFE_VERIFICATION_URI',
+      'the API answered a verification address that is neither https: nor http: on this ' +
+        'machine; not opening it. Check --api-url or PGCLOUD_API_URL.',
+    );
 }
 
 /** Opens the page in the desktop's browser when there is a desktop; false otherwise. */

@@ -33,10 +33,17 @@ async function run(t: TestContext, args: string[], answers: unknown[]) {
   });
   const stdout = t.mock.method(process.stdout, 'write', () => true);
   const stderr = t.mock.method(process.stderr, 'write', () => true);
-  await buildProgram().parseAsync(
-    [...args, '--project', PROJECT, '--token', 't', '--api-url', 'http://api.test'],
-    { from: 'user' },
-  );
+  process.env['PGCLOUD_TOKEN'] = 't';
+  try {
+    await buildProgram().parseAsync(
+      [...args, '--project', PROJECT, '--api-url', 'http://api.test'],
+      {
+        from: 'user',
+      },
+    );
+  } finally {
+    delete process.env['PGCLOUD_TOKEN'];
+  }
   const text = (mock: typeof stdout) =>
     mock.mock.calls.map((call) => String(call.arguments[0])).join('');
   const printed = { stdout: text(stdout), stderr: text(stderr) };

@@ -19,11 +19,17 @@ export interface SeenRequest {
 export type FakeRoute = (request: SeenRequest) => unknown;
 
 /**
- * Runs `pgcloud ARGS` (with --project, a token and a fake API URL) against fake fetch
+ * Runs `pgcloud ARGS` (with --project unless the command is of the account, PGCLOUD_TOKEN
+ * and a fake API URL) against fake fetch
  * answers: each request goes to the first route that answers it, data in an envelope
  * unless the route answers a Response. Answers what was printed, asked and the exit code.
  */
-export async function runCli(t: TestContext, args: string[], routes: FakeRoute[]) {
+export async function runCli(
+  t: TestContext,
+  args: string[],
+  routes: FakeRoute[],
+  scope: 'project' | 'account' = 'project',
+) {
   const requests: SeenRequest[] = [];
   t.mock.method(globalThis, 'fetch', async (input: Request | string) => {
     const request = typeof input === 'string' ? new Request(input) : input;
@@ -50,15 +56,17 @@ export async function runCli(t: TestContext, args: string[], routes: FakeRoute[]
   });
   const stdout = capture(t, process.stdout);
   const stderr = capture(t, process.stderr);
+  process.env['PGCLOUD_TOKEN'] = 't';
   try {
-    await buildProgram().parseAsync(
-      [...args, '--project', PROJECT, '--token', 't', '--api-url', 'http://api.test'],
-      { from: 'user' },
-    );
+    const project = scope === 'project' ? ['--project', PROJECT] : [];
+    await buildProgram().parseAsync([...args, ...project, '--api-url', 'http://api.test'], {
+      from: 'user',
+    });
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
     process.exitCode = error.exitCode === 0 ? 0 : 2;
   } finally {
+    delete process.env['PGCLOUD_TOKEN'];
     stdout.restore();
     stderr.restore();
   }

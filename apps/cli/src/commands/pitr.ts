@@ -16,10 +16,10 @@ import {
   unwrap,
 } from '@pgcloud/api-client';
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context.js';
 import { runs, withCommonOptions } from '../context.js';
 import { databaseScope } from '../database-scope.js';
+import { integerIn } from '../database-options.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { renderFields, renderTable } from '../output.js';
 import { formatBytes } from '../progress.js';
@@ -29,15 +29,6 @@ import { followRestore } from '../restore-progress.js';
 export interface PitrStatus {
   config: PitrConfig;
   receiver: WalReceiverStatus | null;
-}
-
-/** A whole number within [min, max], for `--retention-days` and `--limit`. */
-export function integerIn(min: number, max: number): (value: string) => number {
-  return (value) => {
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
-      throw new InvalidArgumentError(`"${value}" is not a whole number from ${min} to ${max}`);
-    return Number(value);
-  };
 }
 
 /**

@@ -40,7 +40,7 @@ describe('bearer authentication', () => {
   it('refuses a revoked token at once after logout', async () => {
     const { api } = await signIn(await newClient(), uniqueLogin('bye'));
     expectData(await api.get('/projects'), 200);
-    assert.deepEqual(expectData(await api.post('/auth/logout'), 200), { revoked: true });
+    assert.deepEqual(expectData(await api.post('/auth/logout'), 200), { revoked: true, count: 1 });
     expectError(await api.get('/projects'), 401, 'AUTH_REQUIRED');
     expectError(await api.get('/auth/me'), 401, 'AUTH_REQUIRED');
   });

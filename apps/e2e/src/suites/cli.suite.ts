@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import type {
@@ -10,10 +12,11 @@ import type {
   Project,
   RecoveryWindow,
   Restore,
+  TokenList,
   User,
 } from '@pgcloud/contracts';
-import { ApiClient, eventuallyDefined, freePort, submitDeviceForm } from '@pgcloud/testing';
-import { expectData } from '../support/assertions.js';
+import { ApiClient, eventuallyDefined, freePort, signIn, submitDeviceForm } from '@pgcloud/testing';
+import { expectData, expectError } from '../support/assertions.js';
 import { CliUser, screenOf } from '../support/cli.js';
 import { psql } from '../support/databases.js';
 import { recoveryWindow, waitForArchive } from '../support/pitr.js';
@@ -21,9 +24,9 @@ import { newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js'
 import { TamperingProxy } from '../support/tampering-proxy.js';
 
 /**
- * The command line as a person uses it (spec/decisions.md section 12): `pgcloud` run as a
- * child process against the real stack, signed in through the device flow, its `--json`
- * answers compared with what the API answers for the same thing.
+ * The command line as a person uses it: `pgcloud` run as a child process against the real
+ * stack, signed in through the device flow, its `--json` answers compared with what the
+ * API answers for the same thing.
  */
 describe('pgcloud command line', () => {
   let user: CliUser;
@@ -234,6 +237,78 @@ describe('pgcloud command line', () => {
     assert.match(badFlag.stderr, /unknown option/);
   });
 
+  it('makes an API key for a machine, lists it without its secret and revokes it; --token is refused', async () => {
+    const made = await user.run(['tokens', 'create', 'ci deploy', '--expires-in-days', '30', '-q']);
+    assert.equal(made.code, 0, made.stderr);
+    const key = made.stdout.trim();
+    assert.match(key, /^pgc_[0-9A-Za-z]{40}$/);
+    // A machine uses the key from its environment, as a CI job would.
+    const machine = new CliUser(user.apiUrl);
+    const whoami = await machine.json<User>(['whoami'], { PGCLOUD_TOKEN: key });
+    assert.equal(whoami.login, login);
+    const { tokens } = await user.json<TokenList>(['tokens', 'list']);
+    const listed = tokens.find((t) => t.name === 'ci deploy');
+    assert.ok(listed && listed.kind === 'api_key' && !listed.current);
+    const table = await user.run(['tokens', 'list']);
+    assert.ok(!table.stdout.includes(key), 'the list never shows the secret');
+    assert.match(table.stdout, /device sign-in \(this one\)/);
+
+    const flagged = await machine.run(['whoami', '--token', key]);
+    assert.equal(flagged.code, 2, flagged.stderr);
+    assert.match(flagged.stderr, /visible to every user of this machine/);
+
+    const revoked = await user.run(['tokens', 'revoke', listed.id]);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    const refused = await machine.run(['whoami'], { PGCLOUD_TOKEN: key });
+    assert.equal(refused.code, 3, refused.stderr);
+  });
+
+  it('logout --all revokes every token of the account', async () => {
+    const everywhere = uniqueLogin('cli-all');
+    const laptop = await signIn(await newClient(), everywhere);
+    const desktop = await signIn(await newClient(), everywhere);
+    const machine = new CliUser(user.apiUrl);
+    const out = await machine.run(['logout', '--all'], { PGCLOUD_TOKEN: laptop.token });
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /2 token\(s\) of your account revoked/);
+    for (const signedIn of [laptop, desktop])
+      expectError(await signedIn.api.get('/auth/me'), 401, 'AUTH_REQUIRED');
+    expectData(await api.get('/auth/me'), 200); // another account's token still works
+  });
+
+  it('login refuses a verification address that is not https: or http: on this machine', async () => {
+    for (const hostile of ['javascript:alert(document.cookie)', 'file:///etc/passwd']) {
+      const polls: string[] = [];
+      const server = createServer((req, res) => {
+        polls.push(req.url ?? '');
+        res.setHeader('content-type', 'application/json');
+        res.end(
+          JSON.stringify({
+            success: true,
+            data: {
+              device_code: 'x'.repeat(43),
+              user_code: 'BCDF-GHJK',
+              verification_uri: hostile,
+              expires_in: 900,
+              interval: 1,
+            },
+          }),
+        );
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      try {
+        const run = await new CliUser(`http://127.0.0.1:${port}`).run(['login']);
+        assert.equal(run.code, 1, run.stderr);
+        assert.match(run.stderr, /neither https: nor http: on this machine/);
+        assert.ok(!run.stderr.includes(hostile), 'the address is not shown');
+        assert.deepEqual(polls, ['/auth/device'], 'no polling after the refusal');
+      } finally {
+        server.close();
+      }
+    }
+  });
+
   it('shows the progress of backups create --wait and a table of projects on a terminal', async () => {
     const backup = await user.onTerminal(['backups', 'create', '--wait', ...inShop()]);
     assert.equal(backup.code, 0, backup.stdout);
@@ -287,6 +362,7 @@ describe('pgcloud command line', () => {
     await visit([]);
     for (const command of [
       'login',
+      'tokens create',
       'projects create',
       'db create',
       'backups download',

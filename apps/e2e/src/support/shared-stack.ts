@@ -22,6 +22,8 @@ export const SHARED_STACK_ENV = {
   // restore to `latest` would start from it); the schedule has a suite and a stack of its
   // own (backup-schedule).
   BACKUP_CHECK_INTERVAL_SECONDS: '3600',
+  // A token's last use shows in the token list within a second or two.
+  TOKEN_USAGE_FLUSH_SECONDS: '1',
 };
 
 /**

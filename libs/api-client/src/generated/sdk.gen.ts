@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import { type Client, type Options as Options2, type TDataShape, urlSearchParamsBodySerializer } from './client/index.js';
-import type { AnswerDevicePageData, AnswerDevicePageErrors, AnswerDevicePageResponses, CancelPitrRestoreData, CancelPitrRestoreErrors, CancelPitrRestoreResponses, CancelRestoreData, CancelRestoreErrors, CancelRestoreResponses, CreateBackupData, CreateBackupErrors, CreateBackupResponses, CreateDatabaseData, CreateDatabaseErrors, CreateDatabaseResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateRestorePointData, CreateRestorePointErrors, CreateRestorePointResponses, DeleteBackupData, DeleteBackupErrors, DeleteBackupResponses, DeleteDatabaseData, DeleteDatabaseErrors, DeleteDatabaseResponses, DeleteProjectData, DeleteProjectErrors, DeleteProjectResponses, DisablePitrData, DisablePitrErrors, DisablePitrResponses, EnablePitrData, EnablePitrErrors, EnablePitrResponses, GetBackupData, GetBackupDownloadData, GetBackupDownloadErrors, GetBackupDownloadResponses, GetBackupErrors, GetBackupResponses, GetCaCertificateData, GetCaCertificateResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetDatabaseData, GetDatabaseErrors, GetDatabaseResponses, GetDatabaseUrlData, GetDatabaseUrlErrors, GetDatabaseUrlResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetPitrConfigData, GetPitrConfigErrors, GetPitrConfigResponses, GetPitrRestoreData, GetPitrRestoreErrors, GetPitrRestoreResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetReceiverStatusData, GetReceiverStatusErrors, GetReceiverStatusResponses, GetRecoveryWindowData, GetRecoveryWindowErrors, GetRecoveryWindowResponses, GetRestoreData, GetRestoreErrors, GetRestoreResponses, ListBackupsData, ListBackupsErrors, ListBackupsResponses, ListDatabasesData, ListDatabasesErrors, ListDatabasesResponses, ListPitrRestoresData, ListPitrRestoresErrors, ListPitrRestoresResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListRegionsData, ListRegionsErrors, ListRegionsResponses, ListRestorePointsData, ListRestorePointsErrors, ListRestorePointsResponses, ListRestoresData, ListRestoresErrors, ListRestoresResponses, ListWalSegmentsData, ListWalSegmentsErrors, ListWalSegmentsResponses, LogoutData, LogoutErrors, LogoutResponses, PollDeviceTokenData, PollDeviceTokenErrors, PollDeviceTokenResponses, RestartReceiverData, RestartReceiverErrors, RestartReceiverResponses, RestoreBackupData, RestoreBackupErrors, RestoreBackupResponses, RestorePitrData, RestorePitrErrors, RestorePitrResponses, ShowDevicePageData, ShowDevicePageErrors, ShowDevicePageResponses, StartDeviceFlowData, StartDeviceFlowErrors, StartDeviceFlowResponses } from './types.gen.js';
+import type { AnswerDevicePageData, AnswerDevicePageErrors, AnswerDevicePageResponses, CancelPitrRestoreData, CancelPitrRestoreErrors, CancelPitrRestoreResponses, CancelRestoreData, CancelRestoreErrors, CancelRestoreResponses, CreateBackupData, CreateBackupErrors, CreateBackupResponses, CreateDatabaseData, CreateDatabaseErrors, CreateDatabaseResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateRestorePointData, CreateRestorePointErrors, CreateRestorePointResponses, CreateTokenData, CreateTokenErrors, CreateTokenResponses, DeleteBackupData, DeleteBackupErrors, DeleteBackupResponses, DeleteDatabaseData, DeleteDatabaseErrors, DeleteDatabaseResponses, DeleteProjectData, DeleteProjectErrors, DeleteProjectResponses, DisablePitrData, DisablePitrErrors, DisablePitrResponses, EnablePitrData, EnablePitrErrors, EnablePitrResponses, GetBackupData, GetBackupDownloadData, GetBackupDownloadErrors, GetBackupDownloadResponses, GetBackupErrors, GetBackupResponses, GetCaCertificateData, GetCaCertificateResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetDatabaseData, GetDatabaseErrors, GetDatabaseResponses, GetDatabaseUrlData, GetDatabaseUrlErrors, GetDatabaseUrlResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetPitrConfigData, GetPitrConfigErrors, GetPitrConfigResponses, GetPitrRestoreData, GetPitrRestoreErrors, GetPitrRestoreResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetReceiverStatusData, GetReceiverStatusErrors, GetReceiverStatusResponses, GetRecoveryWindowData, GetRecoveryWindowErrors, GetRecoveryWindowResponses, GetRestoreData, GetRestoreErrors, GetRestoreResponses, ListBackupsData, ListBackupsErrors, ListBackupsResponses, ListDatabasesData, ListDatabasesErrors, ListDatabasesResponses, ListPitrRestoresData, ListPitrRestoresErrors, ListPitrRestoresResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListRegionsData, ListRegionsErrors, ListRegionsResponses, ListRestorePointsData, ListRestorePointsErrors, ListRestorePointsResponses, ListRestoresData, ListRestoresErrors, ListRestoresResponses, ListTokensData, ListTokensErrors, ListTokensResponses, ListWalSegmentsData, ListWalSegmentsErrors, ListWalSegmentsResponses, LogoutData, LogoutErrors, LogoutResponses, PollDeviceTokenData, PollDeviceTokenErrors, PollDeviceTokenResponses, RestartReceiverData, RestartReceiverErrors, RestartReceiverResponses, RestoreBackupData, RestoreBackupErrors, RestoreBackupResponses, RestorePitrData, RestorePitrErrors, RestorePitrResponses, RevokeTokenData, RevokeTokenErrors, RevokeTokenResponses, ShowDevicePageData, ShowDevicePageErrors, ShowDevicePageResponses, StartDeviceFlowData, StartDeviceFlowErrors, StartDeviceFlowResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -356,11 +356,50 @@ export const getCurrentUser = <ThrowOnError extends boolean = false>(options?: O
 });
 
 /**
- * Revoke the calling token
+ * Revoke the calling token, or with `all=true` every token of the caller
+ *
+ * This gateway refuses the revoked tokens at once, every other gateway within 10 s.
  */
 export const logout = <ThrowOnError extends boolean = false>(options?: Options<LogoutData, ThrowOnError>) => (options?.client ?? client).post<LogoutResponses, LogoutErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/auth/logout',
+    ...options
+});
+
+/**
+ * List your live tokens, newest first
+ *
+ * Device sign-ins and API keys that are neither revoked nor expired; `current` marks the token of this request. Secrets are never shown again.
+ */
+export const listTokens = <ThrowOnError extends boolean = false>(options?: Options<ListTokensData, ThrowOnError>) => (options?.client ?? client).get<ListTokensResponses, ListTokensErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/auth/tokens',
+    ...options
+});
+
+/**
+ * Make an API key for machines
+ *
+ * A bearer token like a device sign-in's, charged to your rate limit, that expires after `expires_in_days` (90 by default). Its secret is in this answer only. At most 20 live API keys per user (QUOTA_EXCEEDED).
+ */
+export const createToken = <ThrowOnError extends boolean = false>(options: Options<CreateTokenData, ThrowOnError>) => (options.client ?? client).post<CreateTokenResponses, CreateTokenErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/auth/tokens',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Revoke one of your tokens
+ *
+ * This gateway refuses it at once, every other gateway within 10 s. Another user's token, or one already revoked or expired, is TOKEN_NOT_FOUND.
+ */
+export const revokeToken = <ThrowOnError extends boolean = false>(options: Options<RevokeTokenData, ThrowOnError>) => (options.client ?? client).delete<RevokeTokenResponses, RevokeTokenErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/auth/tokens/{id}',
     ...options
 });
 

@@ -541,6 +541,67 @@ export type UserProfile = {
 
 export type Logout = {
     revoked: true;
+    /**
+     * Tokens revoked by this call.
+     */
+    count: number;
+};
+
+export type Token = {
+    id: string;
+    /**
+     * An API key's name, or `device sign-in`.
+     */
+    name: string;
+    kind: 'device' | 'api_key';
+    created_at: string;
+    /**
+     * May lag by up to a minute; null when never used.
+     */
+    last_used_at: string | null;
+    expires_at: string;
+    /**
+     * The token of this request.
+     */
+    current: boolean;
+};
+
+export type TokenList = {
+    tokens: Array<Token>;
+};
+
+export type CreatedApiKey = {
+    id: string;
+    /**
+     * An API key's name, or `device sign-in`.
+     */
+    name: string;
+    kind: 'device' | 'api_key';
+    created_at: string;
+    /**
+     * May lag by up to a minute; null when never used.
+     */
+    last_used_at: string | null;
+    expires_at: string;
+    /**
+     * The token of this request.
+     */
+    current: boolean;
+    /**
+     * `pgc_` and 40 base62 characters; shown once, send it as a bearer token.
+     */
+    token: string;
+};
+
+export type CreateTokenDto = {
+    /**
+     * What the key is for, as the token list shows it.
+     */
+    name: string;
+    /**
+     * Days until the key expires.
+     */
+    expires_in_days?: number;
 };
 
 export type DeviceVerifyDto = {
@@ -2254,11 +2315,20 @@ export type GetCurrentUserResponse = GetCurrentUserResponses[keyof GetCurrentUse
 export type LogoutData = {
     body?: never;
     path?: never;
-    query?: never;
+    query?: {
+        /**
+         * `true` revokes every token of the caller, not only the calling one.
+         */
+        all?: 'true' | 'false';
+    };
     url: '/auth/logout';
 };
 
 export type LogoutErrors = {
+    /**
+     * `VALIDATION_ERROR`: body or query parameter malformed; `details` names each field.
+     */
+    400: ErrorEnvelope;
     /**
      * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
      */
@@ -2277,7 +2347,7 @@ export type LogoutError = LogoutErrors[keyof LogoutErrors];
 
 export type LogoutResponses = {
     /**
-     * The token no longer works.
+     * The token(s) no longer work.
      */
     200: {
         success: true;
@@ -2286,6 +2356,132 @@ export type LogoutResponses = {
 };
 
 export type LogoutResponse = LogoutResponses[keyof LogoutResponses];
+
+export type ListTokensData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/auth/tokens';
+};
+
+export type ListTokensErrors = {
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListTokensError = ListTokensErrors[keyof ListTokensErrors];
+
+export type ListTokensResponses = {
+    /**
+     * The tokens.
+     */
+    200: {
+        success: true;
+        data: TokenList;
+    };
+};
+
+export type ListTokensResponse = ListTokensResponses[keyof ListTokensResponses];
+
+export type CreateTokenData = {
+    body: CreateTokenDto;
+    path?: never;
+    query?: never;
+    url: '/auth/tokens';
+};
+
+export type CreateTokenErrors = {
+    /**
+     * `VALIDATION_ERROR`: body or query parameter malformed; `details` names each field.
+     */
+    400: ErrorEnvelope;
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `QUOTA_EXCEEDED`: tier limit reached.
+     */
+    403: ErrorEnvelope;
+    /**
+     * `PAYLOAD_TOO_LARGE`: body over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type CreateTokenError = CreateTokenErrors[keyof CreateTokenErrors];
+
+export type CreateTokenResponses = {
+    /**
+     * The API key and its secret.
+     */
+    201: {
+        success: true;
+        data: CreatedApiKey;
+    };
+};
+
+export type CreateTokenResponse = CreateTokenResponses[keyof CreateTokenResponses];
+
+export type RevokeTokenData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/auth/tokens/{id}';
+};
+
+export type RevokeTokenErrors = {
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `TOKEN_NOT_FOUND`: no such token, or owned by another account.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type RevokeTokenError = RevokeTokenErrors[keyof RevokeTokenErrors];
+
+export type RevokeTokenResponses = {
+    /**
+     * The token no longer works.
+     */
+    200: {
+        success: true;
+        data: Deleted;
+    };
+};
+
+export type RevokeTokenResponse = RevokeTokenResponses[keyof RevokeTokenResponses];
 
 export type ShowDevicePageData = {
     body?: never;

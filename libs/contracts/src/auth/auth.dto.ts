@@ -2,12 +2,16 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsEmail,
   IsIn,
+  IsInt,
   IsNotEmpty,
   IsOptional,
   IsString,
   Matches,
+  Max,
   MaxLength,
+  Min,
 } from 'class-validator';
+import { IsQueryFlag } from '../message-rules.js';
 
 /** Local logins: 1-39 letters, digits or hyphens, a letter or digit first. */
 const LOGIN_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
@@ -44,4 +48,47 @@ export class DeviceVerifyDto {
   @ApiProperty({ description: 'Which button was pressed.', enum: ['approve', 'deny'] })
   @IsIn(['approve', 'deny'])
   action: 'approve' | 'deny';
+}
+
+/** API keys live 1 to 365 days, 90 unless asked otherwise. */
+export const API_KEY_DAYS = { min: 1, max: 365, default: 90 } as const;
+/** Live (unrevoked, unexpired) API keys one user may hold. */
+export const API_KEY_LIMIT = 20;
+
+/** Body of POST /auth/tokens: an API key for machines. */
+export class CreateTokenDto {
+  @ApiProperty({
+    description: 'What the key is for, as the token list shows it.',
+    example: 'ci-deploy',
+    minLength: 1,
+    maxLength: 64,
+  })
+  @IsString()
+  @Matches(/^[\x20-\x7e]{1,64}$/, {
+    message: 'name must be 1-64 printable characters',
+  })
+  name: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: API_KEY_DAYS.min,
+    maximum: API_KEY_DAYS.max,
+    default: API_KEY_DAYS.default,
+    description: 'Days until the key expires.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(API_KEY_DAYS.min)
+  @Max(API_KEY_DAYS.max)
+  expires_in_days?: number;
+}
+
+/** Query of POST /auth/logout. */
+export class LogoutQuery {
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description: '`true` revokes every token of the caller, not only the calling one.',
+  })
+  @IsQueryFlag()
+  all?: boolean;
 }

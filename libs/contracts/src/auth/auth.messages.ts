@@ -1,6 +1,6 @@
 import { IntersectionType } from '@nestjs/swagger';
-import { IsArray, IsString, MaxLength } from 'class-validator';
-import { IsIdOf } from '../message-rules.js';
+import { IsArray, IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIdOf, IsRef } from '../message-rules.js';
 import { DeviceVerifyDto } from './auth.dto.js';
 
 /** The address a request came from; it counts for nothing but logs. */
@@ -22,10 +22,23 @@ export class VerifyTokenRequest {
   token: string;
 }
 
-/** auth.logout: the token of the calling request. */
-export class LogoutRequest {
-  @IsString()
+/** The token of the calling request. */
+export class CallingToken {
+  @IsIdOf('tok')
   token_id: string;
+}
+
+/** auth.logout: the calling token, or with `all` every token of the caller. */
+export class LogoutRequest extends CallingToken {
+  @IsOptional()
+  @IsBoolean()
+  all?: boolean;
+}
+
+/** auth.tokens.revoke: a token of the caller, by the id the list shows (else TOKEN_NOT_FOUND). */
+export class RevokeTokenRequest {
+  @IsRef()
+  id: string;
 }
 
 /** auth.users.tiers: whose tiers to look up; unknown ids are left out of the answer. */

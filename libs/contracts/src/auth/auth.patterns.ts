@@ -1,18 +1,24 @@
 import { EmptyDto, rpc } from '../catalogue.js';
 import type { Tier } from '../context.js';
-import { DeviceTokenDto } from './auth.dto.js';
+import { CreateTokenDto, DeviceTokenDto } from './auth.dto.js';
 import {
+  CallingToken,
   DeviceStartRequest,
   DeviceVerifyRequest,
   LogoutRequest,
+  RevokeTokenRequest,
   UserTiersRequest,
   VerifyTokenRequest,
 } from './auth.messages.js';
+import type { Deleted } from '../projects/projects.types.js';
 import type {
   AuthenticatedUser,
+  CreatedApiKey,
   DeviceAuthorization,
   DeviceTokenResult,
   DeviceVerifyResult,
+  LoggedOut,
+  TokenList,
   UserProfile,
 } from './auth.types.js';
 
@@ -40,8 +46,14 @@ export const AUTH_PATTERNS = {
   ),
   /** The calling user with created_at. */
   me: rpc<EmptyDto, UserProfile>('auth', 'auth.me', EmptyDto),
-  /** Revoke the calling token. */
-  logout: rpc<LogoutRequest, { revoked: true }>('auth', 'auth.logout', LogoutRequest),
+  /** Revoke the calling token, or every token of the caller. */
+  logout: rpc<LogoutRequest, LoggedOut>('auth', 'auth.logout', LogoutRequest),
+  /** The caller's live tokens, the calling one marked. */
+  listTokens: rpc<CallingToken, TokenList>('auth', 'auth.tokens.list', CallingToken),
+  /** A new API key of the caller, its secret shown once. */
+  createToken: rpc<CreateTokenDto, CreatedApiKey>('auth', 'auth.tokens.create', CreateTokenDto),
+  /** Revoke one token of the caller. */
+  revokeToken: rpc<RevokeTokenRequest, Deleted>('auth', 'auth.tokens.revoke', RevokeTokenRequest),
   /** The tiers of users, for rules that run without a request. */
   tiers: rpc<UserTiersRequest, { tiers: Record<string, Tier> }>(
     'auth',

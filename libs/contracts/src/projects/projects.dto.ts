@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { IsQueryFlag } from '../message-rules.js';
 
 /** Project names: lowercase letters, digits and hyphens, a letter first, 3 to 50 long. */
 export const PROJECT_NAME_PATTERN = /^[a-z][a-z0-9-]*$/;
@@ -40,10 +40,6 @@ export class DeleteProjectQueryDto {
     type: Boolean,
     default: false,
   })
-  @IsOptional()
-  @Transform(({ value }: { value: unknown }) =>
-    value === 'true' ? true : value === 'false' ? false : value,
-  )
-  @IsBoolean({ message: 'force must be true or false' })
+  @IsQueryFlag()
   force?: boolean;
 }

@@ -1,8 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsOptional } from 'class-validator';
+import { IsQueryFlag } from '../message-rules.js';
 
-/** Query of the restore POSTs (spec/decisions.md section 6). */
+/** Query of the restore POSTs. */
 export class DryRunQueryDto {
   @ApiPropertyOptional({
     description:
@@ -10,10 +9,6 @@ export class DryRunQueryDto {
     type: Boolean,
     default: false,
   })
-  @IsOptional()
-  @Transform(({ value }: { value: unknown }) =>
-    value === 'true' ? true : value === 'false' ? false : value,
-  )
-  @IsBoolean({ message: 'dry_run must be true or false' })
+  @IsQueryFlag()
   dry_run?: boolean;
 }

@@ -1,6 +1,6 @@
 /**
- * The error codes of spec/decisions.md section 1 and the status of each, copied from the table
- * rather than taken from the product, so an answer with a wrong status fails the fuzz.
+ * The error codes of the API and the status of each, as the API reference states them, written
+ * out here rather than taken from the product, so an answer with a wrong status fails the fuzz.
  */
 export const ERROR_STATUS: Readonly<Record<string, number>> = {
   VALIDATION_ERROR: 400,
@@ -16,6 +16,7 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   BACKUP_NOT_FOUND: 404,
   RESTORE_NOT_FOUND: 404,
   TEMPLATE_NOT_FOUND: 404,
+  TOKEN_NOT_FOUND: 404,
   NOT_FOUND: 404,
   PROJECT_NAME_TAKEN: 409,
   DATABASE_NAME_TAKEN: 409,
@@ -29,6 +30,7 @@ export const ERROR_STATUS: Readonly<Record<string, number>> = {
   TARGET_TIME_INVALID: 422,
   IDEMPOTENCY_KEY_REUSED: 422,
   RESTORE_NOT_CANCELLABLE: 409,
+  COOLDOWN_ACTIVE: 409,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
