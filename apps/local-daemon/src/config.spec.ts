@@ -4,7 +4,7 @@ import { ConfigError } from '@pgcloud/config';
 import { loadConfig } from './config.js';
 
 describe('local-daemon config', () => {
-  it('follows spec/decisions.md: port 5480, token and data under the XDG folders', () => {
+  it('defaults to port 5480, token and data under the XDG folders', () => {
     const config = loadConfig({ HOME: '/home/ada' });
     assert.equal(config.DAEMON_PORT, 5480);
     assert.equal(config.tokenFile, '/home/ada/.config/pgcloud/daemon.token');

@@ -4,7 +4,7 @@ import { ConfigError, validateEnv } from '@pgcloud/config';
 import { pgBinDir } from '@pgcloud/postgres';
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 
-/** local-daemon settings (see .env.example and spec/decisions.md sections 8 and 9). */
+/** local-daemon settings (see .env.example and the README, "Local daemon"). */
 export class DaemonConfig {
   /** The daemon's HTTP port; it listens on 127.0.0.1 only. */
   @IsInt()

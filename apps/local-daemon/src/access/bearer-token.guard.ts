@@ -4,7 +4,7 @@ import { DomainError } from '@pgcloud/contracts';
 import type { Request } from 'express';
 import { AccessToken } from './access-token.js';
 
-/** Every route needs the daemon's token (spec/decisions.md section 8). */
+/** Every route needs the daemon's token (README "Local daemon"). */
 @Injectable()
 export class BearerTokenGuard implements CanActivate {
   constructor(private readonly token: AccessToken) {}

@@ -3,7 +3,7 @@ import type { LocalExtension, LocalSchema } from '@pgcloud/contracts';
 import type pg from 'pg';
 import { ManagedServer } from '../server/managed-server.js';
 
-/** What a database holds, counted as spec/decisions.md section 8 says. */
+/** What a database holds: its size and its tables, as the daemon's list shows them. */
 export interface DatabaseContents {
   tables: number;
   views: number;

@@ -3,7 +3,7 @@ import type { LocalDatabaseDetail, LocalDatabaseList, LocalDeleted } from '@pgcl
 import { CreateLocalDatabaseDto } from '@pgcloud/contracts';
 import { LocalDatabasesService } from './local-databases.service.js';
 
-/** The local daemon's API (interface.md, "Local daemon API"; spec/decisions.md section 8). */
+/** The local daemon's API (README "Local daemon"). */
 @Controller('databases')
 export class LocalDatabasesController {
   constructor(private readonly databases: LocalDatabasesService) {}

@@ -30,7 +30,7 @@ const PG_ERRORS = {
   duplicateDatabase: '42P04',
 };
 
-/** The local daemon's rules for its databases (spec/decisions.md section 8). */
+/** The local daemon's rules for its databases (README "Local daemon"). */
 @Injectable()
 export class LocalDatabasesService {
   private readonly hidden: readonly string[];
@@ -70,8 +70,8 @@ export class LocalDatabasesService {
   }
 
   /**
-   * Creates a database, blank or as a copy of a template. Checked in spec/decisions.md's
-   * order: the template exists (404), then the name is free and the template idle (409).
+   * Creates a database, blank or as a copy of a template. Checked in the API's order: the
+   * template exists (404), then the name is free and the template idle (409).
    */
   async create(request: CreateLocalDatabaseDto): Promise<LocalDatabaseDetail> {
     const { name, template } = request;
