@@ -33,6 +33,7 @@ import { RestoreProgress1764400000000 } from './migrations/1764400000000-restore
 import { RestoreTargets1764600000000 } from './migrations/1764600000000-restore-targets.js';
 import { RestoreStepSeconds1764700000000 } from './migrations/1764700000000-restore-step-seconds.js';
 import { RestoreCancel1764800000000 } from './migrations/1764800000000-restore-cancel.js';
+import { StorageFence1764900000000 } from './migrations/1764900000000-storage-fence.js';
 import { databaseHost } from './migrations/1764500000000-database-host.js';
 import { ProjectDeletedListener } from './databases/project-deleted.listener.js';
 
@@ -66,6 +67,7 @@ export class AppModule {
             RestoreTargets1764600000000,
             RestoreStepSeconds1764700000000,
             RestoreCancel1764800000000,
+            StorageFence1764900000000,
           ],
         }),
         TypeOrmModule.forFeature(ENTITIES),

@@ -140,6 +140,21 @@ export class ProvisionerConfig extends CommonEnv {
   @Max(3600)
   RECONCILE_INTERVAL_SECONDS: number = 15;
 
+  /**
+   * The storage fence: a server whose data passes its limit by this share of its storage
+   * (at least STORAGE_FENCE_GRACE_MIN_MIB) is held read-only, with no write of any kind,
+   * until a restore brings it under or it is deleted (docs/api/databases.md#storage).
+   */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  STORAGE_FENCE_GRACE_PERCENT: number = 10;
+
+  @IsInt()
+  @Min(0)
+  @Max(1_048_576)
+  STORAGE_FENCE_GRACE_MIN_MIB: number = 256;
+
   /** How long a server without a record stays quarantined before it is deleted (7 days). */
   @IsInt()
   @Min(1)

@@ -30,7 +30,14 @@ export const E2E_GROUPS: readonly E2eGroup[] = [
     // Apps killed, cut off or out of room, each on a stack of its own.
     name: 'faults',
     scansLogs: true,
-    suites: ['database-crashes', 'restore-crashes', 'backup-takeover', 'pitr-takeover', 'outages'],
+    suites: [
+      'database-crashes',
+      'storage-fence',
+      'restore-crashes',
+      'backup-takeover',
+      'pitr-takeover',
+      'outages',
+    ],
   },
   {
     name: 'daemon',
@@ -134,6 +141,7 @@ const SUITE_AREAS: Readonly<Record<string, readonly string[]>> = {
   'reconcile-quarantine': ['database', 'provisioner'],
   'database-capacity': ['provisioner'],
   'database-crashes': ['provisioner'],
+  'storage-fence': ['database', 'provisioner'],
   'provisioner-search-path': ['restores', 'pitr'],
   'kubernetes-driver': ['provisioner'],
   cascades: ['database', 'project'],

@@ -4,7 +4,10 @@ import type {
   Database,
   DatabaseConfig,
   DatabaseStatus,
+  DatabaseStorage,
+  StorageState,
 } from '@pgcloud/contracts';
+import { DATABASE_STATUSES, STORAGE_STATES } from '@pgcloud/contracts';
 
 /** A server's size. */
 @ApiSchema({ name: 'DatabaseConfig' })
@@ -17,6 +20,31 @@ export class DatabaseConfigModel implements DatabaseConfig {
 
   @ApiProperty({ example: 10, description: 'GiB of storage, 1-1024 (Free: at most 10).' })
   storage: number;
+}
+
+/** What the server takes against its storage limit (docs/api/databases.md#storage). */
+@ApiSchema({ name: 'DatabaseStorage' })
+export class DatabaseStorageModel implements DatabaseStorage {
+  @ApiProperty({
+    type: 'integer',
+    example: 52_428_800,
+    description: 'Bytes its databases take, as last measured (each reconcile pass).',
+  })
+  used_bytes: number;
+
+  @ApiProperty({
+    type: 'integer',
+    example: 10_737_418_240,
+    description: '`config.storage` in bytes.',
+  })
+  limit_bytes: number;
+
+  @ApiProperty({
+    enum: STORAGE_STATES,
+    description:
+      '`read_only` at the limit: new transactions are read-only, an explicit `BEGIN READ WRITE` still works. `fenced` past the limit by the grace: no write of any kind, until a restore brings the data under or the database is deleted.',
+  })
+  state: StorageState;
 }
 
 /** A database as the API shows it. */
@@ -37,7 +65,7 @@ export class DatabaseModel implements Database {
   @ApiProperty({ example: 'local' })
   region: string;
 
-  @ApiProperty({ enum: ['provisioning', 'running', 'restoring', 'failed'] })
+  @ApiProperty({ enum: DATABASE_STATUSES })
   status: DatabaseStatus;
 
   @ApiProperty({ type: DatabaseConfigModel })
@@ -48,6 +76,9 @@ export class DatabaseModel implements Database {
 
   @ApiPropertyOptional({ description: 'Why it failed, when it did.' })
   error?: string;
+
+  @ApiProperty({ type: DatabaseStorageModel })
+  storage: DatabaseStorageModel;
 }
 
 /** GET /projects/{project_id}/databases. */

@@ -197,6 +197,13 @@ function sizes(database: Database): string {
   return `${cpu} vCPU / ${memory} GiB / ${storage} GiB`;
 }
 
+/** `1.2 GiB of 1 GiB (fenced)`: what the server takes, against its limit. */
+function storageUse(storage: Database['storage']): string {
+  const gib = (bytes: number) => `${Number((bytes / 1024 ** 3).toFixed(2))} GiB`;
+  const state = storage.state === 'ok' ? '' : ` (${storage.state.replace('_', '-')})`;
+  return `${gib(storage.used_bytes)} of ${gib(storage.limit_bytes)}${state}`;
+}
+
 function showDatabase(database: Database): string {
   return renderFields([
     ['id', database.id],
@@ -207,6 +214,7 @@ function showDatabase(database: Database): string {
     ['cpu', `${database.config.cpu} vCPU`],
     ['memory', `${database.config.memory} GiB`],
     ['storage', `${database.config.storage} GiB`],
+    ['used', storageUse(database.storage)],
     ['server', database.platform_service_id],
     ['created', database.created_at],
   ]);

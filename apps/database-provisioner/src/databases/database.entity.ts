@@ -45,6 +45,19 @@ export class DatabaseEntity {
   @Column({ name: 'storage_full', type: 'boolean', default: false })
   storageFull: boolean;
 
+  /** What its databases took at the storage watch's last look. */
+  @Column({
+    name: 'storage_used_bytes',
+    type: 'bigint',
+    default: 0,
+    transformer: { to: (value: number) => value, from: (value: string) => Number(value) },
+  })
+  storageUsedBytes: number;
+
+  /** Held read-only past its limit and the grace, since then; null when not fenced. */
+  @Column({ name: 'storage_fenced_at', type: 'timestamptz', nullable: true })
+  storageFencedAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

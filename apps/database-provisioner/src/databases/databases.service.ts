@@ -327,6 +327,11 @@ export function toDatabase(record: DatabaseEntity): Database {
     status: record.status === 'deleting' ? 'failed' : record.status,
     config: record.config,
     created_at: record.createdAt.toISOString(),
+    storage: {
+      used_bytes: record.storageUsedBytes,
+      limit_bytes: record.config.storage * 1024 ** 3,
+      state: record.storageFencedAt ? 'fenced' : record.storageFull ? 'read_only' : 'ok',
+    },
   };
   if (record.status === 'failed' && record.error) database.error = record.error;
   return database;

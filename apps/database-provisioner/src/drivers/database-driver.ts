@@ -161,6 +161,21 @@ export abstract class DatabaseDriver {
    */
   abstract setReadOnly(serverId: string, readOnly: boolean): Promise<void>;
 
+  /**
+   * True when the servers share one disk (the local driver's DATA_DIR): one that grows past
+   * its limit by the grace is then fenced, so it cannot fill the disk under the others. A
+   * server on a volume of its own (kubernetes) meets that volume's size instead.
+   */
+  abstract readonly sharesDisk: boolean;
+
+  /**
+   * The storage fence: the server held as for a restore (holdForRestore), reads going on
+   * and no write of any kind, until a restore opens it again (finishRestore).
+   */
+  fence(serverId: string): Promise<void> {
+    return this.holdForRestore(serverId);
+  }
+
   /** Writes a named restore point into the server's WAL; its position (`X/XXXXXXXX`). */
   abstract createRestorePoint(serverId: string, name: string): Promise<string>;
 

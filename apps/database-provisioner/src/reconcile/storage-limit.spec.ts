@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { storageAction } from './storage-limit.js';
+import { storageAction, storageEdges } from './storage-limit.js';
 
 const GIB = 1024 ** 3;
 
@@ -12,5 +12,14 @@ describe('storageAction', () => {
     assert.equal(storageAction(0.95 * GIB, 1, true), 'none', 'no flapping just under the limit');
     assert.equal(storageAction(0.5 * GIB, 1, true), 'make-writable');
     assert.equal(storageAction(9 * GIB, 10, false), 'none');
+  });
+});
+
+describe('storageEdges', () => {
+  it('fences past the limit by a share of it, and by at least the minimum', () => {
+    const grace = { percent: 10, minMib: 256 };
+    assert.deepEqual(storageEdges(10, grace), { limitBytes: 10 * GIB, fenceAtBytes: 11 * GIB });
+    assert.deepEqual(storageEdges(1, grace), { limitBytes: GIB, fenceAtBytes: 1.25 * GIB });
+    assert.equal(storageEdges(1, { percent: 2, minMib: 0 }).fenceAtBytes, 1.02 * GIB);
   });
 });

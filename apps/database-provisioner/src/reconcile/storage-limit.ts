@@ -1,4 +1,5 @@
 const GIB = 1024 ** 3;
+const MIB = 1024 ** 2;
 /** Writable again once below this share of the limit, so a server does not flap at the edge. */
 const RELEASE_BELOW = 0.9;
 
@@ -18,4 +19,20 @@ export function storageAction(
   if (!readOnlyNow && usedBytes >= limit) return 'make-read-only';
   if (readOnlyNow && usedBytes < limit * RELEASE_BELOW) return 'make-writable';
   return 'none';
+}
+
+/** The fence's grace: how far past its limit a server may get before it is fenced. */
+export interface FenceGrace {
+  percent: number;
+  minMib: number;
+}
+
+/** The storage limit in bytes, and the size past which the server is fenced. */
+export function storageEdges(
+  storageGib: number,
+  grace: FenceGrace,
+): { limitBytes: number; fenceAtBytes: number } {
+  const limitBytes = storageGib * GIB;
+  const graceBytes = Math.max((limitBytes * grace.percent) / 100, grace.minMib * MIB);
+  return { limitBytes, fenceAtBytes: limitBytes + graceBytes };
 }

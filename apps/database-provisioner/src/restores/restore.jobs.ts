@@ -176,7 +176,8 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         await manager.update(
           DatabaseEntity,
           { id: target.id, status: 'restoring' },
-          { status: 'running', storageFull: false, error: null },
+          // Restored data is measured anew: a fence lifts, and comes back if it is still past.
+          { status: 'running', storageFull: false, storageFencedAt: null, error: null },
         );
         await this.databaseJobs.announce(manager, ctx, { ...target, status: 'running' });
         // Running again: pitr-worker starts its archive anew, on the new data.

@@ -140,6 +140,12 @@ describe('the provisioner watching its servers: the storage limit', () => {
       { intervalMs: 500 },
     );
     assert.equal(await psql(url, 'SELECT count(*) > 0 FROM filler'), 't', 'reads still work');
+    const shown = expectData<Database>(
+      await user.api.get(`/projects/${project.id}/databases/filling`),
+      200,
+    ).storage;
+    assert.equal(shown.state, 'read_only', 'past the limit, within the grace: read-only');
+    assert.ok(shown.used_bytes >= shown.limit_bytes, JSON.stringify(shown));
     assert.equal(await psql(url, 'SHOW temp_file_limit'), '1GB', 'temp files capped at 1 GiB');
 
     // Settings that would lift the limit for new sessions are reset within a reconcile pass.

@@ -38,6 +38,21 @@ export type DatabaseConfig = {
     storage: number;
 };
 
+export type DatabaseStorage = {
+    /**
+     * Bytes its databases take, as last measured (each reconcile pass).
+     */
+    used_bytes: number;
+    /**
+     * `config.storage` in bytes.
+     */
+    limit_bytes: number;
+    /**
+     * `read_only` at the limit: new transactions are read-only, an explicit `BEGIN READ WRITE` still works. `fenced` past the limit by the grace: no write of any kind, until a restore brings the data under or the database is deleted.
+     */
+    state: 'ok' | 'read_only' | 'fenced';
+};
+
 export type Database = {
     id: string;
     project_id: string;
@@ -54,6 +69,7 @@ export type Database = {
      * Why it failed, when it did.
      */
     error?: string;
+    storage: DatabaseStorage;
 };
 
 export type DatabaseList = {

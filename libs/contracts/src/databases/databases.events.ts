@@ -1,4 +1,4 @@
-import { IsIn, IsOptional, IsString } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Min } from 'class-validator';
 import { event } from '../catalogue.js';
 import type { DatabaseStatus } from './databases.types.js';
 import { DATABASE_STATUSES } from './databases.types.js';
@@ -28,6 +28,17 @@ export class DatabaseEvent {
   project_id!: string;
 }
 
+/** Payload of DATABASE_EVENTS.storageFenced. */
+export class DatabaseStorageFenced extends DatabaseEvent {
+  @IsInt()
+  @Min(0)
+  used_bytes!: number;
+
+  @IsInt()
+  @Min(0)
+  limit_bytes!: number;
+}
+
 /** Events published by database-provisioner on EVENTS_EXCHANGE. */
 export const DATABASE_EVENTS = {
   /** A database moved to another status. */
@@ -36,4 +47,6 @@ export const DATABASE_EVENTS = {
   created: event('database.created', DatabaseEvent, 'database-provisioner'),
   /** A database left the API; its server goes, and owners of its parts (backups, WAL) clean up. */
   deleted: event('database.deleted', DatabaseEvent, 'database-provisioner'),
+  /** A server passed its storage limit by the grace: held read-only, no write of any kind. */
+  storageFenced: event('database.storage_fenced', DatabaseStorageFenced, 'database-provisioner'),
 } as const;

@@ -21,6 +21,18 @@ export interface Database {
   created_at: string;
   /** Why the database failed, when it did. */
   error?: string;
+  storage: DatabaseStorage;
+}
+
+/** `ok`; `read_only` at the limit (an explicit `BEGIN READ WRITE` still works); `fenced`. */
+export const STORAGE_STATES = ['ok', 'read_only', 'fenced'] as const;
+export type StorageState = (typeof STORAGE_STATES)[number];
+
+/** What the database's server takes against its limit, as the last storage watch saw it. */
+export interface DatabaseStorage {
+  used_bytes: number;
+  limit_bytes: number;
+  state: StorageState;
 }
 
 /** GET .../databases/{name}/url. */

@@ -72,6 +72,9 @@ export interface KubernetesDriverSettings {
  * pgcloud's backups, WAL archive and restores reach them through the Service.
  */
 export class KubernetesDriver extends DatabaseDriver {
+  /** Each Cluster has a volume of its own, of its storage size. */
+  readonly sharesDisk = false;
+
   private readonly objects: KubeObjects;
   private readonly servers: ServerObjects;
   private readonly namespaces: string[];

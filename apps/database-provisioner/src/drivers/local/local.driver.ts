@@ -71,6 +71,9 @@ const TYPICAL_SERVER_ID = `srv_${'x'.repeat(20)}`;
 const SQL_TIMEOUT_MS = 5000;
 
 export class LocalDriver extends DatabaseDriver {
+  /** Every server keeps its data under DATA_DIR, on one disk. */
+  readonly sharesDisk = true;
+
   private readonly logger = new Logger(LocalDriver.name);
   private readonly paths: DriverPaths;
   private preparing?: Promise<Prepared>;
