@@ -27,6 +27,8 @@ import { CreateRestores1763810000000 } from './migrations/1763810000000-create-r
 import { RestoreTargetText1763910000000 } from './migrations/1763910000000-restore-target-text.js';
 import { resealCredentials } from './migrations/1764100000000-reseal-credentials.js';
 import { Reconciler } from './reconcile/reconciler.js';
+import { StorageCleanup } from './storage/storage-cleanup.js';
+import { StorageWatch } from './storage/storage-watch.js';
 import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
 import { DeletedProjects1764300000000 } from './migrations/1764300000000-deleted-projects.js';
 import { RestoreProgress1764400000000 } from './migrations/1764400000000-restore-progress.js';
@@ -93,6 +95,8 @@ export class AppModule {
         RestoreJobs,
         RestoresService,
         Reconciler,
+        StorageWatch,
+        StorageCleanup,
         ProjectDeletedListener,
       ],
     };

@@ -143,7 +143,8 @@ export class ProvisionerConfig extends CommonEnv {
   /**
    * The storage fence: a server whose data passes its limit by this share of its storage
    * (at least STORAGE_FENCE_GRACE_MIN_MIB) is held read-only, with no write of any kind,
-   * until a restore brings it under or it is deleted (docs/api/databases.md#storage).
+   * until a restore brings it under, a cleanup window lifts it, or it is deleted
+   * (docs/api/databases.md#storage).
    */
   @IsInt()
   @Min(1)
@@ -154,6 +155,17 @@ export class ProvisionerConfig extends CommonEnv {
   @Min(0)
   @Max(1_048_576)
   STORAGE_FENCE_GRACE_MIN_MIB: number = 256;
+
+  /** How long a cleanup window lifts the fence, and how often one can be opened. */
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  STORAGE_CLEANUP_WINDOW_SECONDS: number = 900;
+
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  STORAGE_CLEANUP_COOLDOWN_SECONDS: number = 3600;
 
   /** How long a server without a record stays quarantined before it is deleted (7 days). */
   @IsInt()

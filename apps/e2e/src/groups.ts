@@ -33,6 +33,7 @@ export const E2E_GROUPS: readonly E2eGroup[] = [
     suites: [
       'database-crashes',
       'storage-fence',
+      'storage-fence-again',
       'restore-crashes',
       'backup-takeover',
       'pitr-takeover',
@@ -142,6 +143,7 @@ const SUITE_AREAS: Readonly<Record<string, readonly string[]>> = {
   'database-capacity': ['provisioner'],
   'database-crashes': ['provisioner'],
   'storage-fence': ['database', 'provisioner'],
+  'storage-fence-again': ['database', 'provisioner'],
   'provisioner-search-path': ['restores', 'pitr'],
   'kubernetes-driver': ['provisioner'],
   cascades: ['database', 'project'],

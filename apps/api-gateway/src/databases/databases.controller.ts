@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { ConnectionDetails, Database, Deleted, RequestContext } from '@pgcloud/contracts';
 import { CreateDatabaseDto, DATABASE_PATTERNS } from '@pgcloud/contracts';
@@ -103,6 +103,28 @@ export class DatabasesController {
       project_id: projectId,
       name,
     });
+  }
+
+  @Post(':name/storage/cleanup')
+  @HttpCode(200)
+  @ApiDatabaseName()
+  @ApiOperation({
+    operationId: 'openStorageCleanup',
+    summary: 'Lift the storage fence for a cleanup window',
+    description:
+      'A fenced database (`storage.state: fenced`) runs writable again for 15 minutes with the read-only mode in place: delete rows inside `BEGIN READ WRITE`, then VACUUM. It is fenced again at once if its data grows past the limit by twice the grace, and when the window ends if it is still past the grace. Once an hour (else 409 COOLDOWN_ACTIVE with `Retry-After`). A database that is not fenced is answered as it is.',
+  })
+  @ApiEnvelope(DatabaseModel, {
+    status: 200,
+    description: 'The database, with `storage.cleanup_until` while the window is open.',
+  })
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'DATABASE_NOT_READY', 'COOLDOWN_ACTIVE')
+  storageCleanup(
+    @Ctx() ctx: RequestContext,
+    @Param('project_id') projectId: string,
+    @Param('name') name: string,
+  ): Promise<Database> {
+    return this.rpc.call(DATABASE_PATTERNS.storageCleanup, ctx, { project_id: projectId, name });
   }
 
   @Delete(':name')

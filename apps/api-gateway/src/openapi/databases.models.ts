@@ -45,6 +45,13 @@ export class DatabaseStorageModel implements DatabaseStorage {
       '`read_only` at the limit: new transactions are read-only, an explicit `BEGIN READ WRITE` still works. `fenced` past the limit by the grace: no write of any kind, until a restore brings the data under or the database is deleted.',
   })
   state: StorageState;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description:
+      'While a cleanup window lifts the fence (POST .../storage/cleanup): when it closes.',
+  })
+  cleanup_until?: string;
 }
 
 /** A database as the API shows it. */

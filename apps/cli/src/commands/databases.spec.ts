@@ -65,4 +65,23 @@ describe('db', () => {
     );
     assert.match(result.stdout, /used: +1\.3 GiB of 1 GiB \(fenced\)/);
   });
+
+  it('cleanup lifts the fence and says until when', async (t) => {
+    const until = '2026-01-01T00:15:00.000Z';
+    const opened = database('running', {
+      storage: {
+        used_bytes: 1.3 * GIB,
+        limit_bytes: GIB,
+        state: 'read_only',
+        cleanup_until: until,
+      },
+    });
+    const result = await runCli(
+      t,
+      ['db', 'cleanup', 'orders'],
+      [route('POST', '/databases/orders/storage/cleanup', opened)],
+    );
+    assert.equal(result.requests[0]?.method, 'POST');
+    assert.match(result.stdout, new RegExp(`lifted until ${until}`));
+  });
 });

@@ -7,6 +7,7 @@ import {
   getCaCertificate,
   getDatabase,
   getDatabaseUrl,
+  openStorageCleanup,
   listDatabases,
   unwrap,
 } from '@pgcloud/api-client';
@@ -90,6 +91,29 @@ export function registerDatabaseCommands(program: Command): void {
         details,
         () => details.connection_string,
         () => details.connection_string,
+      );
+    }),
+  );
+
+  withCommonOptions(
+    db
+      .command('cleanup')
+      .description('Lift the storage fence for 15 minutes, to delete rows (BEGIN READ WRITE)')
+      .argument('<name>', 'the fenced database'),
+    'project',
+  ).action(
+    runs(async (ctx, name: string) => {
+      const { client, project_id } = await scope(ctx);
+      const database = await unwrap(openStorageCleanup({ client, path: { project_id, name } }));
+      const until = database.storage.cleanup_until;
+      ctx.out.result(
+        database,
+        () =>
+          until
+            ? `The fence is lifted until ${until}: delete rows inside BEGIN READ WRITE, then ` +
+              'VACUUM. Past the limit by the grace at that time, it is fenced again.'
+            : `Database ${name} is not fenced (storage ${database.storage.state}).`,
+        () => until ?? '',
       );
     }),
   );

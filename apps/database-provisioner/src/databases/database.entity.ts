@@ -41,7 +41,7 @@ export class DatabaseEntity {
   @Column({ type: 'text', nullable: true })
   error: string | null;
 
-  /** Made read-only by the storage watch (reconcile/storage-limit.ts). */
+  /** Made read-only by the storage watch (storage/storage-watch.ts). */
   @Column({ name: 'storage_full', type: 'boolean', default: false })
   storageFull: boolean;
 
@@ -57,6 +57,14 @@ export class DatabaseEntity {
   /** Held read-only past its limit and the grace, since then; null when not fenced. */
   @Column({ name: 'storage_fenced_at', type: 'timestamptz', nullable: true })
   storageFencedAt: Date | null;
+
+  /** When its owner last opened a cleanup window (one an hour). */
+  @Column({ name: 'storage_cleanup_at', type: 'timestamptz', nullable: true })
+  storageCleanupAt: Date | null;
+
+  /** The fence is lifted for cleanup until then; null when no window is open. */
+  @Column({ name: 'storage_cleanup_until', type: 'timestamptz', nullable: true })
+  storageCleanupUntil: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -10,6 +10,7 @@ import {
 } from '@pgcloud/contracts';
 import { Handles, MessageBody, MessageCtx } from '@pgcloud/messaging';
 import { DatabaseDriver } from '../drivers/database-driver.js';
+import { StorageCleanup } from '../storage/storage-cleanup.js';
 import { DatabasesService } from './databases.service.js';
 
 /** Message handlers of database-provisioner. */
@@ -18,6 +19,7 @@ export class DatabasesController {
   constructor(
     private readonly databases: DatabasesService,
     private readonly driver: DatabaseDriver,
+    private readonly cleanup: StorageCleanup,
   ) {}
 
   @Handles(DATABASE_PATTERNS.create)
@@ -43,6 +45,11 @@ export class DatabasesController {
   @Handles(DATABASE_PATTERNS.delete)
   delete(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
     return this.databases.delete(ctx, refOf(body));
+  }
+
+  @Handles(DATABASE_PATTERNS.storageCleanup)
+  storageCleanup(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
+    return this.cleanup.open(ctx, refOf(body));
   }
 
   @Handles(DATABASE_PATTERNS.createRestorePoint)

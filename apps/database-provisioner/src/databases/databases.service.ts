@@ -333,6 +333,8 @@ export function toDatabase(record: DatabaseEntity): Database {
       state: record.storageFencedAt ? 'fenced' : record.storageFull ? 'read_only' : 'ok',
     },
   };
+  if (record.storageCleanupUntil && record.storageCleanupUntil > new Date())
+    database.storage.cleanup_until = record.storageCleanupUntil.toISOString();
   if (record.status === 'failed' && record.error) database.error = record.error;
   return database;
 }

@@ -176,6 +176,13 @@ export abstract class DatabaseDriver {
     return this.holdForRestore(serverId);
   }
 
+  /**
+   * Lifts the fence for a cleanup window: the server runs writable again on its own
+   * timeline, as after a restore that gave up (its sessions drop once); nothing when it
+   * is not held.
+   */
+  abstract unfence(serverId: string): Promise<void>;
+
   /** Writes a named restore point into the server's WAL; its position (`X/XXXXXXXX`). */
   abstract createRestorePoint(serverId: string, name: string): Promise<string>;
 

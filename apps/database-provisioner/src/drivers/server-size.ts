@@ -12,7 +12,7 @@ export function tempFileLimitKb(storageGib: number): number {
  * Maps a database's size (spec/decisions.md section 5) to PostgreSQL settings (shared DESIGN.md
  * section 4): memory to shared_buffers (25%) and effective_cache_size (75%), cpu to
  * parallel workers, storage to temp_file_limit. The storage limit itself is watched by
- * the provisioner (reconcile/storage-limit.ts).
+ * the provisioner (storage/storage-limit.ts).
  */
 export function sizeSettings(config: DatabaseConfig): Record<string, SettingValue> {
   const memoryMb = Math.floor(config.memory * 1024);

@@ -1,19 +1,18 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DATABASE_EVENTS } from '@pgcloud/contracts';
-import { Outbox } from '@pgcloud/messaging';
-import { In, IsNull, Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import { ProvisionerConfig } from '../config.js';
 import { DatabaseJobs } from '../databases/database.jobs.js';
 import { DatabaseEntity } from '../databases/database.entity.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
-import { storageAction, storageEdges } from './storage-limit.js';
+import { StorageWatch } from '../storage/storage-watch.js';
 
 /**
  * Makes the servers match the records, at start and every RECONCILE_INTERVAL_SECONDS,
  * by connecting rather than trusting pg_ctl: a running database whose server is down is
- * started again; unfinished work is queued again. A server without a record is never
+ * started again (and its size watched: storage/storage-watch.ts); unfinished work is queued
+ * again. A server without a record is never
  * deleted at once (the records may be the wrong ones: a mistaken DATABASE_URL, a metadata
  * database restored from an older backup): it is stopped and quarantined, and deleted
  * only after QUARANTINE_GRACE_SECONDS; more than QUARANTINE_MAX_SERVERS at once and the
@@ -30,7 +29,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     @InjectRepository(DatabaseEntity) private readonly databases: Repository<DatabaseEntity>,
     private readonly driver: DatabaseDriver,
     private readonly jobs: DatabaseJobs,
-    private readonly outbox: Outbox,
+    private readonly storage: StorageWatch,
     private readonly config: ProvisionerConfig,
   ) {}
 
@@ -115,7 +114,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     if (!record || (record.status !== 'running' && record.status !== 'restoring')) return;
     const state = await this.driver.state(record.platformServiceId);
     if (state === 'running') {
-      if (record.status === 'running') await this.watchStorage(record);
+      if (record.status === 'running') await this.storage.check(record);
       return;
     }
     this.logger.warn(
@@ -134,84 +133,6 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     // The driver may answer it at another address than before (it decides where).
     if (endpoint.host !== record.host)
       await this.databases.update({ id: record.id }, { host: endpoint.host });
-  }
-
-  /**
-   * The storage limit (storage-limit.ts): read-only at the limit, writable below 90%.
-   * Then, at the limit or not (simpler, and the default is writable anyway), settings the
-   * owner made to lift it are reset; at the limit, sessions that started writable under
-   * them are ended too. The size is looked at first, so a failure there never keeps a
-   * full server writable. Past the limit by the grace, on a shared disk, the server is
-   * fenced instead: see fenceStorage.
-   */
-  private async watchStorage(record: DatabaseEntity): Promise<void> {
-    const used = await this.driver.usedBytes(record.platformServiceId);
-    const { fenceAtBytes } = storageEdges(record.config.storage, {
-      percent: this.config.STORAGE_FENCE_GRACE_PERCENT,
-      minMib: this.config.STORAGE_FENCE_GRACE_MIN_MIB,
-    });
-    if (record.storageFencedAt || (this.driver.sharesDisk && used >= fenceAtBytes))
-      return this.fenceStorage(record, used);
-    const action = storageAction(used, record.config.storage, record.storageFull);
-    const atLimit = action === 'none' ? record.storageFull : action === 'make-read-only';
-    if (action !== 'none') {
-      await this.driver.setReadOnly(record.platformServiceId, atLimit);
-      const usedMib = Math.round(used / 1024 ** 2);
-      if (atLimit)
-        this.logger.warn(
-          `database ${record.id} uses ${usedMib} MiB of ${record.config.storage} GiB: read-only`,
-        );
-      else this.logger.log(`database ${record.id} is down to ${usedMib} MiB: writable again`);
-    }
-    await this.databases.update(
-      { id: record.id },
-      { storageFull: atLimit, storageUsedBytes: used },
-    );
-    const changed = await this.driver.enforceLimits(record.platformServiceId, {
-      databaseName: record.name,
-      storageGib: record.config.storage,
-      atLimit,
-    });
-    if (changed.length > 0) this.logger.warn(`database ${record.id}: ${changed.join(', ')}`);
-  }
-
-  /**
-   * The fence: the server is held as a read-only standby of itself (reads go on, no write
-   * of any kind, an open transaction ends), so one tenant cannot fill the disk the others'
-   * servers share. It stays held (again after a restart, or a restore that gave up) until
-   * a restore brings the data under or the database is deleted. Fenced first, then
-   * recorded and announced with `database.storage_fenced`.
-   */
-  private async fenceStorage(record: DatabaseEntity, used: number): Promise<void> {
-    await this.driver.fence(record.platformServiceId);
-    if (record.storageFencedAt) {
-      await this.databases.update({ id: record.id }, { storageUsedBytes: used });
-      return;
-    }
-    const limitBytes = record.config.storage * 1024 ** 3;
-    await this.databases.manager.transaction(async (manager) => {
-      const moved = await manager.update(
-        DatabaseEntity,
-        { id: record.id, storageFencedAt: IsNull() },
-        { storageFencedAt: new Date(), storageUsedBytes: used },
-      );
-      if (moved.affected !== 1) return;
-      await this.outbox.add(
-        manager,
-        DATABASE_EVENTS.storageFenced,
-        { requestId: `reconcile-${record.id}` },
-        {
-          database_id: record.id,
-          project_id: record.projectId,
-          used_bytes: used,
-          limit_bytes: limitBytes,
-        },
-      );
-    });
-    this.logger.warn(
-      `database ${record.id} uses ${Math.round(used / 1024 ** 2)} MiB of its ` +
-        `${record.config.storage} GiB, past the grace: fenced (held read-only)`,
-    );
   }
 
   private schedule(delayMs: number): void {

@@ -39,6 +39,7 @@ export const CLOUD_ROUTES: readonly CloudRoute[] = [
   ['post', '/projects/{project_id}/databases', 'bearer', 201],
   ['get', '/projects/{project_id}/databases/{name}', 'bearer', 200],
   ['get', '/projects/{project_id}/databases/{name}/url', 'bearer', 200],
+  ['post', '/projects/{project_id}/databases/{name}/storage/cleanup', 'bearer', 200],
   ['delete', '/projects/{project_id}/databases/{name}', 'bearer', 200],
   ['get', '/projects/{project_id}/databases/{name}/backups', 'bearer', 200],
   ['post', '/projects/{project_id}/databases/{name}/backups', 'bearer', 201],

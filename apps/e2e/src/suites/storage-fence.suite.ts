@@ -1,43 +1,36 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { CreatedBackup, CreatedRestore, Database, Project } from '@pgcloud/contracts';
-import type { SignedIn, Stack } from '@pgcloud/testing';
-import { ApiClient, eventually, eventuallyDefined, signIn } from '@pgcloud/testing';
+import type { Database } from '@pgcloud/contracts';
+import type { Stack } from '@pgcloud/testing';
+import { eventually, eventuallyDefined } from '@pgcloud/testing';
 import pg from 'pg';
-import { expectData } from '../support/assertions.js';
-import { waitForBackup } from '../support/backups.js';
-import { psql, runningDatabase } from '../support/databases.js';
+import { expectData, expectError } from '../support/assertions.js';
+import { psql } from '../support/databases.js';
 import { sleep } from '../support/device-flow.js';
-import { waitForRestore } from '../support/restores.js';
-import { ownStack } from '../support/shared-stack.js';
-
-const GIB = 1024 ** 3;
-/** Rows of 1900 characters that do not compress: about 1.6 GB for this many. */
-const FILLER_ROWS = 840_000;
-const WRITE_REFUSED =
-  /read-only transaction|during recovery|cannot set transaction read-write mode|hot standby/;
+import {
+  GIB,
+  WRITE_REFUSED,
+  fenceStack,
+  fill,
+  neighbourWriter,
+  refusedWhenUp,
+  smallDatabase,
+  storageState,
+  whenUp,
+} from '../support/storage-fill.js';
 
 /**
  * The storage fence on a shared disk: a Free database written past its 1 GiB limit inside
- * `BEGIN READ WRITE` is held read-only within a reconcile pass (every 2 s here) of passing
- * the grace (2% here), while another tenant's server goes on writing.
+ * `BEGIN READ WRITE` is held read-only within a reconcile pass of passing the grace, while
+ * another tenant's server goes on writing; a cleanup window lets its owner make room.
+ * Fenced again inside a window, and lifted by a restore: storage-fence-again.suite.ts.
  */
 describe('the storage fence', () => {
   let stack: Stack;
-  let owner: SignedIn;
-  let neighbour: SignedIn;
-  let project: Project;
   let metadata: pg.Client;
 
   before(async () => {
-    stack = await ownStack({
-      RECONCILE_INTERVAL_SECONDS: '2',
-      STORAGE_FENCE_GRACE_PERCENT: '2',
-      STORAGE_FENCE_GRACE_MIN_MIB: '0',
-    });
-    owner = await signIn(new ApiClient(stack.baseUrl), 'fence-owner');
-    neighbour = await signIn(new ApiClient(stack.baseUrl), 'fence-neighbour');
-    project = expectData<Project>(await owner.api.post('/projects', { name: 'filling' }), 201);
+    stack = await fenceStack();
     metadata = new pg.Client({ connectionString: stack.env['DATABASE_URL'] });
     await metadata.connect();
   });
@@ -47,142 +40,75 @@ describe('the storage fence', () => {
     await stack?.stop();
   });
 
-  it('fences a server past its limit by the grace; reads go on, no write does; a restore lifts it', async () => {
-    const path = `/projects/${project.id}/databases/hog`;
-    const { connection } = await runningDatabase(owner.api, project.id, 'hog', { storage: 1 });
-    const url = connection.connection_string;
-    await psql(url, 'CREATE TABLE kept (n int); INSERT INTO kept SELECT generate_series(1, 100)');
-    const backup = expectData<CreatedBackup>(await owner.api.post(`${path}/backups`), 201);
-    await waitForBackup(owner.api, `${path}/backups`, backup.id);
-    await psql(url, 'INSERT INTO kept SELECT generate_series(101, 200)');
+  it('fences past the grace, no write passes; a cleanup window lets the owner make room', async () => {
+    const { owner, path, url } = await smallDatabase(stack, 'fence-owner');
+    const other = await neighbourWriter(stack, 'fence-neighbour');
 
-    // Another tenant writes all along: every write of theirs must succeed.
-    const other = await neighbourWriter();
-
-    await psql(url, 'CREATE TABLE filler (payload text)');
-    const filling = psql(
-      url,
-      'BEGIN READ WRITE; INSERT INTO filler SELECT repeat(chr(65 + i % 26), 1900) ' +
-        `FROM generate_series(1, ${FILLER_ROWS}) i; COMMIT`,
-      300_000,
-    ).then(
-      () => 'committed',
-      (err: unknown) => String(err),
-    );
-    const fenced = await eventuallyDefined(
-      'the fence',
-      async () => {
-        const database = expectData<Database>(await owner.api.get(path), 200);
-        return database.storage.state === 'fenced' ? database : undefined;
-      },
-      { timeoutMs: 240_000, intervalMs: 500 },
-    );
+    const filling = fill(url, 1_000_000); // about 1.9 GB, cut off past 1.34 GB
+    const fenced = await storageState(owner, path, 'fenced');
     assert.equal(fenced.status, 'running', 'reads go on');
     assert.equal(fenced.storage.limit_bytes, GIB);
-    assert.ok(fenced.storage.used_bytes > 1.02 * GIB, `${fenced.storage.used_bytes} bytes`);
-    const outcome = await filling;
-    assert.notEqual(outcome, 'committed', 'the transaction past the grace was ended');
+    assert.ok(fenced.storage.used_bytes > 1.25 * GIB, `${fenced.storage.used_bytes} bytes`);
+    assert.notEqual(await filling, 'committed', 'the transaction past the grace was ended');
 
-    // Nothing committed is lost, and reads work.
-    assert.equal(await readWhenUp(url, 'SELECT count(*) FROM kept'), '200');
+    // Nothing committed is lost, reads work, and no write of any kind passes.
+    assert.equal(await whenUp(url, 'SELECT count(*) FROM kept'), '200');
     for (const write of [
       'BEGIN READ WRITE; INSERT INTO kept VALUES (0); COMMIT',
       'SET default_transaction_read_only = off; INSERT INTO kept VALUES (0)',
       'CREATE TABLE more (n int)',
       'ALTER DATABASE hog SET default_transaction_read_only = off',
       'TRUNCATE filler',
-      'DROP TABLE filler',
-      'VACUUM kept',
+      'VACUUM filler',
     ])
       await assert.rejects(psql(url, write), WRITE_REFUSED, write);
 
     // The event is out: in the provisioner's outbox, and sent.
-    const { rows } = await eventuallyDefined(
+    const event = await eventuallyDefined(
       'database.storage_fenced sent',
       async () => {
-        const found = await metadata.query<{ payload: Record<string, unknown> }>(
+        const { rows } = await metadata.query<{ payload: Record<string, unknown> }>(
           `SELECT payload FROM provisioner.outbox
             WHERE event = 'database.storage_fenced' AND sent_at IS NOT NULL`,
         );
-        return found.rows.length > 0 ? found : undefined;
+        return rows[0];
       },
       { timeoutMs: 10_000 },
     );
-    assert.equal(rows[0]?.payload['database_id'], fenced.id);
+    assert.equal(event.payload['database_id'], fenced.id);
+    await sleep(4_000); // two reconcile passes: the fence does not lift by itself
+    assert.equal(expectData<Database>(await owner.api.get(path), 200).storage.state, 'fenced');
 
-    // Still fenced a few reconcile passes later: it does not lift by itself.
-    await sleep(5_000);
-    const later = expectData<Database>(await owner.api.get(path), 200);
-    assert.equal(later.storage.state, 'fenced');
+    // A cleanup window: writable inside BEGIN READ WRITE, once an hour.
+    const opened = expectData<Database>(await owner.api.post(`${path}/storage/cleanup`), 200);
+    assert.equal(opened.storage.state, 'read_only');
+    const closesIn = Date.parse(opened.storage.cleanup_until ?? '') - Date.now();
+    assert.ok(closesIn > 5_000 && closesIn <= 10_000, `the window closes in ${closesIn} ms`);
+    const again = await owner.api.post(`${path}/storage/cleanup`);
+    expectError(again, 409, 'COOLDOWN_ACTIVE');
+    assert.ok(Number(again.headers.get('retry-after')) > 3500, 'Retry-After about an hour');
+    await refusedWhenUp(url, 'INSERT INTO kept VALUES (0)', /read-only transaction/);
+    await whenUp(url, 'BEGIN READ WRITE; DELETE FROM filler; COMMIT');
+    await psql(url, 'VACUUM filler');
+    const cleaned = await storageState(owner, path, 'ok', 20_000);
+    assert.ok(cleaned.storage.used_bytes < 0.1 * GIB, `${cleaned.storage.used_bytes} bytes`);
+    await psql(url, 'INSERT INTO kept VALUES (201)');
 
-    // A restore brings the data under: the fence lifts and writes work again.
-    const restore = expectData<CreatedRestore>(
-      await owner.api.post(`${path}/backups/${backup.id}/restore`),
-      201,
-    );
-    const done = await waitForRestore(owner.api, path, restore.restore_id);
-    assert.equal(done.status, 'completed', done.error);
-    const restored = expectData<Database>(await owner.api.get(path), 200);
-    assert.equal(restored.status, 'running');
+    // Past the window's end, under the limit: the fence stays off.
     await eventually(
       async () => {
         const database = expectData<Database>(await owner.api.get(path), 200);
+        assert.equal(database.storage.cleanup_until, undefined, 'the window ended');
         assert.equal(database.storage.state, 'ok');
-        assert.ok(database.storage.used_bytes < 0.1 * GIB);
       },
-      { timeoutMs: 10_000 },
+      { timeoutMs: 15_000, intervalMs: 500 },
     );
-    await psql(url, 'INSERT INTO kept VALUES (201)');
-    assert.equal(await psql(url, 'SELECT count(*) FROM kept'), '101');
+    await sleep(2_500); // one more pass after it
+    assert.equal(expectData<Database>(await owner.api.get(path), 200).storage.state, 'ok');
+    assert.equal(await psql(url, 'SELECT count(*) FROM kept'), '201');
 
     const { written, failures } = await other.stop();
     assert.deepEqual(failures, [], "the neighbour's writes all succeeded");
     assert.ok(written > 10, `the neighbour wrote throughout (${written})`);
   });
-
-  /** A database of another user with a writer inserting a row every 100 ms until stopped. */
-  async function neighbourWriter() {
-    const projectOfTheirs = expectData<Project>(
-      await neighbour.api.post('/projects', { name: 'next-door' }),
-      201,
-    );
-    const { connection } = await runningDatabase(neighbour.api, projectOfTheirs.id, 'quiet');
-    const client = new pg.Client({
-      connectionString: connection.connection_string.replace(
-        'sslmode=require',
-        'sslmode=no-verify',
-      ),
-    });
-    await client.connect();
-    await client.query('CREATE TABLE ticks (at timestamptz)');
-    const failures: string[] = [];
-    let written = 0;
-    let running = true;
-    const loop = (async () => {
-      while (running) {
-        try {
-          await client.query('INSERT INTO ticks VALUES (now())');
-          written += 1;
-        } catch (err) {
-          failures.push(String(err));
-        }
-        await sleep(100);
-      }
-    })();
-    return {
-      stop: async () => {
-        running = false;
-        await loop;
-        const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM ticks');
-        await client.end();
-        assert.equal(Number(rows[0]?.n), written, 'every write the neighbour made is there');
-        return { written, failures };
-      },
-    };
-  }
 });
-
-/** A read, retried while the server restarts into its fence. */
-function readWhenUp(url: string, sql: string): Promise<string> {
-  return eventually(() => psql(url, sql), { timeoutMs: 30_000, intervalMs: 250 });
-}

@@ -51,6 +51,10 @@ export type DatabaseStorage = {
      * `read_only` at the limit: new transactions are read-only, an explicit `BEGIN READ WRITE` still works. `fenced` past the limit by the grace: no write of any kind, until a restore brings the data under or the database is deleted.
      */
     state: 'ok' | 'read_only' | 'fenced';
+    /**
+     * While a cleanup window lifts the fence (POST .../storage/cleanup): when it closes.
+     */
+    cleanup_until?: string;
 };
 
 export type Database = {
@@ -934,6 +938,57 @@ export type GetDatabaseUrlResponses = {
 };
 
 export type GetDatabaseUrlResponse = GetDatabaseUrlResponses[keyof GetDatabaseUrlResponses];
+
+export type OpenStorageCleanupData = {
+    body?: never;
+    path: {
+        project_id: string;
+        name: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/databases/{name}/storage/cleanup';
+};
+
+export type OpenStorageCleanupErrors = {
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `DATABASE_NOT_FOUND`: no such database, or owned by another account.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `DATABASE_NOT_READY`: the operation needs the database `running`.
+     *
+     * `COOLDOWN_ACTIVE`: the operation was asked again before its cooldown passed; retry after `Retry-After` seconds.
+     */
+    409: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type OpenStorageCleanupError = OpenStorageCleanupErrors[keyof OpenStorageCleanupErrors];
+
+export type OpenStorageCleanupResponses = {
+    /**
+     * The database, with `storage.cleanup_until` while the window is open.
+     */
+    200: {
+        success: true;
+        data: Database;
+    };
+};
+
+export type OpenStorageCleanupResponse = OpenStorageCleanupResponses[keyof OpenStorageCleanupResponses];
 
 export type ListBackupsData = {
     body?: never;

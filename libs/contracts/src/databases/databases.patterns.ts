@@ -31,6 +31,8 @@ export const DATABASE_PATTERNS = {
   /** Needs status running. */
   url: rpc<DatabaseRef, ConnectionDetails>('databases', 'databases.url', DatabaseRef),
   delete: rpc<DatabaseRef, Deleted>('databases', 'databases.delete', DatabaseRef),
+  /** Lift a fenced database's fence for a cleanup window. */
+  storageCleanup: rpc<DatabaseRef, Database>('databases', 'databases.storage-cleanup', DatabaseRef),
   /** The deployment's CA certificate, which issues the servers' certificates. */
   caCertificate: rpc<EmptyDto, { pem: string }>('databases', 'databases.ca-certificate', EmptyDto),
   /** How a backup or receiver reaches the server (needs status running); between services only. */

@@ -33,6 +33,8 @@ export interface DatabaseStorage {
   used_bytes: number;
   limit_bytes: number;
   state: StorageState;
+  /** While a cleanup window lifts the fence: when it closes. */
+  cleanup_until?: string;
 }
 
 /** GET .../databases/{name}/url. */

@@ -357,6 +357,11 @@ export class KubernetesDriver extends DatabaseDriver {
     return this.restores.abandon(serverId);
   }
 
+  /** Never fenced here (sharesDisk is false); a hold ends as a restore that gave up ends. */
+  unfence(serverId: string): Promise<void> {
+    return this.restores.abandon(serverId);
+  }
+
   /** Removes the CA's private temp dir (the Secret keeps the CA). */
   async close(): Promise<void> {
     const loaded = await this.preparing?.catch(() => undefined);

@@ -246,6 +246,11 @@ export class LocalDriver extends DatabaseDriver {
     await undoRestore(paths, this.tools(osUser), () => this.stop(paths));
     // The old data goes on where it stopped, on its own timeline (its WAL archive with it):
     // a restart off hold, not a promotion.
+    await this.unfence(serverId);
+  }
+
+  async unfence(serverId: string): Promise<void> {
+    const paths = serverPaths(this.settings.dataDir, serverId);
     if (await isMarkedHeld(paths.pgdata)) {
       await this.stop(paths);
       await unmarkHeld(paths.pgdata);

@@ -22,4 +22,8 @@ describe('storageEdges', () => {
     assert.deepEqual(storageEdges(1, grace), { limitBytes: GIB, fenceAtBytes: 1.25 * GIB });
     assert.equal(storageEdges(1, { percent: 2, minMib: 0 }).fenceAtBytes, 1.02 * GIB);
   });
+
+  it('allows twice the grace while a cleanup window is open', () => {
+    assert.equal(storageEdges(10, { percent: 10, minMib: 256 }, true).fenceAtBytes, 12 * GIB);
+  });
 });

@@ -27,12 +27,16 @@ export interface FenceGrace {
   minMib: number;
 }
 
-/** The storage limit in bytes, and the size past which the server is fenced. */
+/**
+ * The storage limit in bytes, and the size past which the server is fenced: the limit and
+ * the grace, or twice the grace while a cleanup window is open.
+ */
 export function storageEdges(
   storageGib: number,
   grace: FenceGrace,
+  cleaning = false,
 ): { limitBytes: number; fenceAtBytes: number } {
   const limitBytes = storageGib * GIB;
   const graceBytes = Math.max((limitBytes * grace.percent) / 100, grace.minMib * MIB);
-  return { limitBytes, fenceAtBytes: limitBytes + graceBytes };
+  return { limitBytes, fenceAtBytes: limitBytes + graceBytes * (cleaning ? 2 : 1) };
 }
