@@ -3,7 +3,7 @@ import type pg from 'pg';
 
 /**
  * Settings that, set for a database or a role, would start sessions writable while the
- * server is read-only at its storage limit (spec/decisions.md section 5).
+ * server is read-only at its storage limit (docs/api/databases.md#storage).
  */
 const READ_ONLY_SETTINGS = ['default_transaction_read_only', 'transaction_read_only'] as const;
 
@@ -119,4 +119,23 @@ export async function enforceServerLimits(
     changed.push(`set temp_file_limit ${limits.tempFileLimitKb}kB`);
   }
   return changed;
+}
+
+/**
+ * What a server takes against its storage limit: its databases, and the WAL its
+ * replication slots keep on its disk (the PITR archive's slot holds WAL until it is
+ * archived; a stalled archive would otherwise fill the disk unseen). Also on a held
+ * server, which replays rather than writes.
+ */
+const USED_BYTES = `
+  SELECT ((SELECT sum(pg_database_size(oid)) FROM pg_database)
+        + coalesce((SELECT max(pg_wal_lsn_diff(
+                       CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()
+                            ELSE pg_current_wal_lsn() END,
+                       restart_lsn))
+                      FROM pg_replication_slots WHERE restart_lsn IS NOT NULL), 0))::text AS bytes`;
+
+export async function measureUsedBytes(client: pg.ClientBase): Promise<number> {
+  const { rows } = await client.query<{ bytes: string }>(USED_BYTES);
+  return Number(rows[0]?.bytes ?? 0);
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { checkTlsLogin, startBaseBackup } from '@pgcloud/postgres';
+import { checkTlsLogin, reserveWal, startBaseBackup } from '@pgcloud/postgres';
 import pg from 'pg';
 import type {
   DatabaseDriver,
@@ -183,6 +183,27 @@ export function driverConformance(name: string, start: () => Promise<Conformance
       user: REPLICATION_ROLE,
       password: spec.replicationPassword,
       caPem,
+    });
+
+    it('counts the WAL a replication slot keeps on its disk as used, until the slot goes', async () => {
+      const reservation = await reserveWal(replication());
+      try {
+        const before = await harness.driver.usedBytes(spec.serverId);
+        // About 24 MB of WAL, and no table left to show for it.
+        await asApp((client) =>
+          client.query(
+            "CREATE TABLE churn AS SELECT repeat('w', 1000) AS pad FROM generate_series(1, 20000); " +
+              'DROP TABLE churn',
+          ),
+        );
+        const held = await harness.driver.usedBytes(spec.serverId);
+        assert.ok(held >= before + 15_000_000, `${before} -> ${held} bytes with the slot`);
+        await reservation.release();
+        const freed = await eventuallyBelow(() => harness.driver.usedBytes(spec.serverId), held);
+        assert.ok(freed <= held - 15_000_000, `${held} -> ${freed} bytes without it`);
+      } finally {
+        await reservation.release();
+      }
     });
 
     /** What restore.jobs does with a built restore: swapped in, checked, finished, opened. */
@@ -397,4 +418,14 @@ export function driverConformance(name: string, start: () => Promise<Conformance
       await harness.driver.destroy(spec.serverId);
     });
   });
+}
+
+/** Reads `measure` until it falls below `bound` (a session's end takes a moment), 10 s at most. */
+async function eventuallyBelow(measure: () => Promise<number>, bound: number): Promise<number> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await measure();
+    if (value < bound || Date.now() > deadline) return value;
+    await delay(100);
+  }
 }

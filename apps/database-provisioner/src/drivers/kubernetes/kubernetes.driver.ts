@@ -17,7 +17,7 @@ import type {
 } from '../database-driver.js';
 import { DatabaseDriver } from '../database-driver.js';
 import { createRestorePoint } from '../restore-point.js';
-import { enforceServerLimits } from '../server-limits.js';
+import { enforceServerLimits, measureUsedBytes } from '../server-limits.js';
 import type { ClusterObject } from './cluster-object.js';
 import { buildCluster } from './cluster-object.js';
 import type { LoadedCa } from './deployment-ca.js';
@@ -263,12 +263,7 @@ export class KubernetesDriver extends DatabaseDriver {
   }
 
   async usedBytes(serverId: string): Promise<number> {
-    return this.asSuperuser(serverId, async (client) => {
-      const { rows } = await client.query<{ bytes: string }>(
-        'SELECT sum(pg_database_size(oid))::text AS bytes FROM pg_database',
-      );
-      return Number(rows[0]?.bytes ?? 0);
-    });
+    return this.asSuperuser(serverId, measureUsedBytes);
   }
 
   /**

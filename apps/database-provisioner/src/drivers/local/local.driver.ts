@@ -27,7 +27,7 @@ import { portFromConf } from './cluster-config.js';
 import { purgeSetAside, setAside } from './quarantine.js';
 import { inRecovery, isMarkedHeld, markHeld, promoteHeld, unmarkHeld } from './restore-hold.js';
 import { createRestorePoint } from '../restore-point.js';
-import { enforceServerLimits } from '../server-limits.js';
+import { enforceServerLimits, measureUsedBytes } from '../server-limits.js';
 import { buildServerFiles } from './server-files.js';
 import type { DriverPaths, ServerPaths } from './server-paths.js';
 import { assertSocketPathFits, driverPaths, serverPaths } from './server-paths.js';
@@ -128,12 +128,7 @@ export class LocalDriver extends DatabaseDriver {
 
   async usedBytes(serverId: string): Promise<number> {
     const address = await this.socketAddress(serverPaths(this.settings.dataDir, serverId));
-    return withSuperuser(address, SQL_TIMEOUT_MS, async (client) => {
-      const { rows } = await client.query<{ bytes: string }>(
-        'SELECT sum(pg_database_size(oid))::text AS bytes FROM pg_database',
-      );
-      return Number(rows[0]?.bytes ?? 0);
-    });
+    return withSuperuser(address, SQL_TIMEOUT_MS, measureUsedBytes);
   }
 
   async setReadOnly(serverId: string, readOnly: boolean): Promise<void> {
