@@ -27,6 +27,7 @@ import { CreateRestores1763810000000 } from './migrations/1763810000000-create-r
 import { RestoreTargetText1763910000000 } from './migrations/1763910000000-restore-target-text.js';
 import { resealCredentials } from './migrations/1764100000000-reseal-credentials.js';
 import { Reconciler } from './reconcile/reconciler.js';
+import { DiskWatermark } from './storage/disk-watermark.js';
 import { StorageCleanup } from './storage/storage-cleanup.js';
 import { StorageWatch } from './storage/storage-watch.js';
 import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
@@ -96,6 +97,7 @@ export class AppModule {
         RestoresService,
         Reconciler,
         StorageWatch,
+        DiskWatermark,
         StorageCleanup,
         ProjectDeletedListener,
       ],

@@ -156,6 +156,16 @@ export class ProvisionerConfig extends CommonEnv {
   @Max(1_048_576)
   STORAGE_FENCE_GRACE_MIN_MIB: number = 256;
 
+  /**
+   * The watermark of the disk local servers share: with less of DATA_DIR's file system
+   * free, new servers are refused (503) and the server furthest over its limit is fenced
+   * each reconcile pass. 0 turns it off.
+   */
+  @IsInt()
+  @Min(0)
+  @Max(90)
+  DATA_DIR_MIN_FREE_PERCENT: number = 10;
+
   /** How long a cleanup window lifts the fence, and how often one can be opened. */
   @IsInt()
   @Min(1)

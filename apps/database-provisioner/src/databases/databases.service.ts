@@ -22,6 +22,7 @@ import {
 import { Outbox, RpcClient, assertTimeLeft, requireUser } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DatabaseDriver, REPLICATION_ROLE } from '../drivers/database-driver.js';
+import { DiskWatermark } from '../storage/disk-watermark.js';
 import { DataSource, In, Not, Repository } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { ProvisionerConfig } from '../config.js';
@@ -46,6 +47,7 @@ export class DatabasesService {
     private readonly secrets: SecretBox,
     private readonly driver: DatabaseDriver,
     private readonly outbox: Outbox,
+    private readonly watermark: DiskWatermark,
     private readonly config: ProvisionerConfig,
   ) {}
 
@@ -188,8 +190,8 @@ export class DatabasesService {
   /**
    * Writes a new database (with its credentials and a port) under the project's quota,
    * and whatever `within` adds, in one transaction: a provisioning job, or a restore.
-   * Checks in spec/decisions.md section 1's order: quota (403), name (409), then room for a
-   * server (503); a refused create writes nothing.
+   * Checks in the API's order: quota (403), name (409), then room for a server (a port,
+   * and the disk's watermark: 503); a refused create writes nothing.
    */
   async insert(
     ctx: RequestContext,
@@ -212,6 +214,7 @@ export class DatabasesService {
           assertWithinTier(ctx.tier, fields.config, inProject, this.freeLimits());
           await this.assertNameFree(manager, fields);
           port = await this.freePort(manager);
+          await this.assertDiskRoom();
           // Not after the caller has answered 503 (the lock above may have kept us waiting).
           assertTimeLeft(ctx);
           const record = this.databases.create({
@@ -283,6 +286,19 @@ export class DatabasesService {
       );
     }
     return port;
+  }
+
+  /** SERVICE_UNAVAILABLE when the disk servers share is under its watermark. */
+  private async assertDiskRoom(): Promise<void> {
+    const freePercent = await this.watermark.shortOfRoom();
+    if (freePercent === undefined) return;
+    this.logger.warn(
+      `DATA_DIR has ${freePercent.toFixed(1)}% free, under DATA_DIR_MIN_FREE_PERCENT: no new server`,
+    );
+    throw new DomainError(
+      'SERVICE_UNAVAILABLE',
+      'This deployment has no room for another database server right now; try again later.',
+    );
   }
 
   /** The caller's database (any status but deleting), or PROJECT_/DATABASE_NOT_FOUND. */

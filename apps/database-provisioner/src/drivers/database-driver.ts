@@ -168,6 +168,9 @@ export abstract class DatabaseDriver {
    */
   abstract readonly sharesDisk: boolean;
 
+  /** The shared disk's room, when servers share one (sharesDisk); undefined otherwise. */
+  abstract diskSpace(): Promise<{ freeBytes: number; totalBytes: number } | undefined>;
+
   /**
    * The storage fence: the server held as for a restore (holdForRestore), reads going on
    * and no write of any kind, until a restore opens it again (finishRestore).

@@ -63,6 +63,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
           await this.jobs.requeue(record);
       });
     }
+    await this.step('disk watermark', () => this.storage.checkDisk());
     await this.quarantineStrays(known);
     await this.step('quarantine', async () => {
       const graceMs = this.config.QUARANTINE_GRACE_SECONDS * 1000;

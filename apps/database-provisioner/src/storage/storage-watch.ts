@@ -3,12 +3,15 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DATABASE_EVENTS } from '@pgcloud/contracts';
 import { Outbox } from '@pgcloud/messaging';
 import { IsNull, Repository } from 'typeorm';
+import { DatabaseJobs } from '../databases/database.jobs.js';
 import { ProvisionerConfig } from '../config.js';
 import { DatabaseEntity } from '../databases/database.entity.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
+import { DiskWatermark } from './disk-watermark.js';
 import { storageAction, storageEdges } from './storage-limit.js';
 
 const MIB = 1024 ** 2;
+const GIB = 1024 ** 3;
 
 /**
  * What the reconcile pass does about a running server's size (docs/api/databases.md#storage):
@@ -22,9 +25,39 @@ export class StorageWatch {
   constructor(
     @InjectRepository(DatabaseEntity) private readonly databases: Repository<DatabaseEntity>,
     private readonly driver: DatabaseDriver,
+    private readonly jobs: DatabaseJobs,
+    private readonly watermark: DiskWatermark,
     private readonly outbox: Outbox,
     private readonly config: ProvisionerConfig,
   ) {}
+
+  /**
+   * Once a pass, after every server was looked at: when the shared disk is under its
+   * watermark, the running server furthest over its limit (by what it took at its last
+   * look) is fenced, whether or not it passed the grace; the next pass takes the next.
+   */
+  async checkDisk(): Promise<void> {
+    const freePercent = await this.watermark.shortOfRoom();
+    if (freePercent === undefined) return;
+    const candidates = await this.databases.findBy({
+      status: 'running',
+      storageFencedAt: IsNull(),
+    });
+    const [furthest] = candidates.sort(
+      (a, b) => overLimit(b) - overLimit(a) || b.storageUsedBytes - a.storageUsedBytes,
+    );
+    if (!furthest) return;
+    this.logger.warn(
+      `DATA_DIR has ${freePercent.toFixed(1)}% free, under DATA_DIR_MIN_FREE_PERCENT=` +
+        `${this.config.DATA_DIR_MIN_FREE_PERCENT}: fencing database ${furthest.id}, the ` +
+        'furthest over its limit',
+    );
+    await this.jobs.withServerLock(furthest.platformServiceId, async () => {
+      const record = await this.databases.findOneBy({ id: furthest.id });
+      if (record?.status !== 'running' || record.storageFencedAt) return;
+      await this.fence(record, await this.driver.usedBytes(record.platformServiceId));
+    });
+  }
 
   /**
    * One look at a running server, under its lock. The size is looked at first, so a
@@ -108,7 +141,12 @@ export class StorageWatch {
     });
     this.logger.warn(
       `database ${record.id} uses ${Math.round(used / MIB)} MiB of its ` +
-        `${record.config.storage} GiB, past the grace: fenced (held read-only)`,
+        `${record.config.storage} GiB: fenced (held read-only)`,
     );
   }
+}
+
+/** Bytes past its storage limit (negative when under it). */
+function overLimit(record: DatabaseEntity): number {
+  return record.storageUsedBytes - record.config.storage * GIB;
 }

@@ -12,7 +12,7 @@ import {
   stopCluster,
   withSuperuser,
 } from '@pgcloud/postgres';
-import { access, mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { access, mkdir, readFile, readdir, rm, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
   RestoreOutcome,
@@ -73,6 +73,11 @@ const SQL_TIMEOUT_MS = 5000;
 export class LocalDriver extends DatabaseDriver {
   /** Every server keeps its data under DATA_DIR, on one disk. */
   readonly sharesDisk = true;
+
+  async diskSpace(): Promise<{ freeBytes: number; totalBytes: number }> {
+    const stats = await statfs(this.paths.localDir);
+    return { freeBytes: stats.bavail * stats.bsize, totalBytes: stats.blocks * stats.bsize };
+  }
 
   private readonly logger = new Logger(LocalDriver.name);
   private readonly paths: DriverPaths;
