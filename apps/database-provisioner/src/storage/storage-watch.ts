@@ -119,7 +119,7 @@ export class StorageWatch {
       await this.databases.update({ id: record.id }, { storageUsedBytes: used });
       return;
     }
-    const limitBytes = record.config.storage * 1024 ** 3;
+    const limitBytes = record.config.storage * GIB;
     await this.databases.manager.transaction(async (manager) => {
       const moved = await manager.update(
         DatabaseEntity,

@@ -11,10 +11,6 @@ import { postmasterPid, psql, runningDatabase, waitForStatus } from '../support/
 import { sleep } from '../support/device-flow.js';
 import { ownStack } from '../support/shared-stack.js';
 
-/** Database- and role-level settings of a server that name a read-only setting. */
-const READ_ONLY_OVERRIDES =
-  "SELECT count(*) FROM pg_db_role_setting WHERE setconfig::text LIKE '%read_only%'";
-
 /** What the suites below share: their own stack, a reconcile pass every 2 s, a project. */
 interface Watched {
   stack: Stack;
@@ -112,64 +108,5 @@ describe('the provisioner watching its servers: crashes', () => {
         ),
       { intervalMs: 250 },
     );
-  });
-});
-
-/** About 1.15 GB written past a 1 GiB limit: a suite, and a stack, of its own. */
-describe('the provisioner watching its servers: the storage limit', () => {
-  const w = watchedStack('limit-tester');
-
-  it('turns a database read-only at its storage limit, and writable again below it', async () => {
-    const { user, project } = w;
-    const { connection } = await runningDatabase(user.api, project.id, 'filling', {
-      cpu: 1,
-      memory: 1,
-      storage: 1,
-    });
-    const url = connection.connection_string;
-    // About 1.15 GB of rows too short to be compressed: past the 1 GiB limit.
-    await psql(
-      url,
-      'CREATE TABLE filler (payload text); ' +
-        'INSERT INTO filler SELECT repeat(chr(65 + i % 26), 1900) FROM generate_series(1, 600000) i',
-      300_000,
-    );
-    await eventually(
-      () =>
-        assert.rejects(psql(url, "INSERT INTO filler VALUES ('more')"), /read-only transaction/),
-      { intervalMs: 500 },
-    );
-    assert.equal(await psql(url, 'SELECT count(*) > 0 FROM filler'), 't', 'reads still work');
-    const shown = expectData<Database>(
-      await user.api.get(`/projects/${project.id}/databases/filling`),
-      200,
-    ).storage;
-    assert.equal(shown.state, 'read_only', 'past the limit, within the grace: read-only');
-    assert.ok(shown.used_bytes >= shown.limit_bytes, JSON.stringify(shown));
-    assert.equal(await psql(url, 'SHOW temp_file_limit'), '1GB', 'temp files capped at 1 GiB');
-
-    // Settings that would lift the limit for new sessions are reset within a reconcile pass.
-    for (const lift of [
-      'ALTER DATABASE filling SET default_transaction_read_only = off',
-      'ALTER ROLE filling SET default_transaction_read_only = off',
-      'ALTER ROLE filling IN DATABASE filling SET default_transaction_read_only = off',
-      'ALTER DATABASE filling SET transaction_read_only = off',
-    ]) {
-      await psql(url, `BEGIN READ WRITE; ${lift}; COMMIT`);
-      await eventually(
-        async () => {
-          assert.equal(await psql(url, READ_ONLY_OVERRIDES), '0', lift);
-          await assert.rejects(
-            psql(url, "INSERT INTO filler VALUES ('lifted')"),
-            /read-only transaction/,
-          );
-        },
-        { intervalMs: 500 },
-      );
-    }
-
-    // The owner may open a read-write transaction of its own to make room.
-    await psql(url, 'BEGIN READ WRITE; TRUNCATE filler; COMMIT');
-    await eventually(() => psql(url, "INSERT INTO filler VALUES ('again')"), { intervalMs: 500 });
   });
 });

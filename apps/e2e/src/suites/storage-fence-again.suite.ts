@@ -24,7 +24,8 @@ describe('the storage fence, again and lifted', () => {
   let stack: Stack;
 
   before(async () => {
-    stack = await fenceStack();
+    // Fenced past 1.34 GB, and while a window is open past 1.61 GB.
+    stack = await fenceStack(25, 60);
   });
 
   after(async () => {

@@ -15,15 +15,15 @@ export const WRITE_REFUSED =
   /read-only transaction|during recovery|cannot set transaction read-write mode|hot standby/;
 
 /**
- * A stack whose reconcile pass runs every 2 s and whose fence comes 25% past a 1 GiB limit
- * (1.34 GB; 1.61 GB while a cleanup window is open), cleanup windows lasting 10 s.
+ * A stack whose reconcile pass runs every 2 s, fencing `gracePercent` past a 1 GiB limit
+ * (twice that while a cleanup window is open), its cleanup windows lasting `windowSeconds`.
  */
-export function fenceStack(): Promise<Stack> {
+export function fenceStack(gracePercent: number, windowSeconds: number): Promise<Stack> {
   return ownStack({
     RECONCILE_INTERVAL_SECONDS: '2',
-    STORAGE_FENCE_GRACE_PERCENT: '25',
+    STORAGE_FENCE_GRACE_PERCENT: String(gracePercent),
     STORAGE_FENCE_GRACE_MIN_MIB: '0',
-    STORAGE_CLEANUP_WINDOW_SECONDS: '10',
+    STORAGE_CLEANUP_WINDOW_SECONDS: String(windowSeconds),
   });
 }
 
@@ -121,6 +121,7 @@ export async function neighbourWriter(stack: Stack, login: string) {
     }
   })();
   return {
+    /** Stops writing, checks every write is there, and answers how it went. */
     stop: async () => {
       running = false;
       await loop;
@@ -128,6 +129,12 @@ export async function neighbourWriter(stack: Stack, login: string) {
       await client.end();
       assert.equal(Number(rows[0]?.n), written, 'every write the neighbour made is there');
       return { written, failures };
+    },
+    /** Stops writing, whatever happened (a test that failed before it could stop). */
+    halt: async () => {
+      running = false;
+      await loop;
+      await client.end().catch(() => undefined);
     },
   };
 }
