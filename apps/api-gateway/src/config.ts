@@ -26,7 +26,7 @@ export class GatewayConfig extends CommonEnv {
   @IsInt() @Min(1) RATE_LIMIT_IP_BURST: number = 10;
 
   /**
-   * How many proxies stand in front of the gateway (spec/decisions.md section 3): the client IP
+   * How many proxies stand in front of the gateway (docs/api/errors.md#rate-limits): the client IP
    * is the TRUST_PROXY-th X-Forwarded-For entry from the right; 0 ignores the header.
    */
   @IsInt({ message: 'must be the number of proxies in front of the gateway (0: none)' })
@@ -34,7 +34,7 @@ export class GatewayConfig extends CommonEnv {
   @Max(10)
   TRUST_PROXY: number = 0;
 
-  /** More host names the gateway answers for, comma-separated (spec/decisions.md section 11). */
+  /** More host names the gateway answers for, comma-separated (docs/api/errors.md#the-edge). */
   @IsOptional()
   @Matches(/^[a-z0-9.-]+(\s*,\s*[a-z0-9.-]+)*$/i, {
     message: 'must be host names separated by commas (no ports)',

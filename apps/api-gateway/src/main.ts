@@ -27,7 +27,7 @@ const app = await NestFactory.create<NestFastifyApplication>(
 const fastify = app.getHttpAdapter().getInstance();
 // Timing and request ids first, so every answer, refusals included, is counted and has an
 // id; the deadline from the moment the request arrived; then the headers, and the Host
-// before any route (spec/decisions.md section 11: DNS rebinding never reaches a route).
+// before any route (docs/api/errors.md#the-edge: DNS rebinding never reaches a route).
 addHttpMetrics(fastify);
 addRequestIds(fastify);
 addRequestDeadline(fastify, config.RPC_TIMEOUT_MS);

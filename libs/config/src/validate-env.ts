@@ -87,7 +87,7 @@ const URL_PASSWORD = /(\/\/[^/@\s:]*:)[^/@\s]*@/g;
 
 /**
  * A setting's value as an error may show it: secrets by name are never shown, and the
- * password of any URL in a value is masked (spec/decisions.md section 11).
+ * password of any URL in a value is masked (docs/api/errors.md#the-edge).
  */
 export function shownValue(name: string, value: string | undefined): string {
   if (value === undefined) return 'null';

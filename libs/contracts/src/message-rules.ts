@@ -12,7 +12,7 @@ function all(...rules: PropertyDecorator[]): PropertyDecorator {
 /**
  * A name or id the user gave in a path, passed on as it came: a non-empty string. Its
  * form is checked where it is looked up, because a malformed path id answers the
- * resource's NOT_FOUND, not VALIDATION_ERROR (spec/decisions.md section 1).
+ * resource's NOT_FOUND, not VALIDATION_ERROR (docs/api/errors.md#ids).
  */
 export function IsRef(): PropertyDecorator {
   return all(IsString(), IsNotEmpty());

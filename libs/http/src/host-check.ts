@@ -21,7 +21,7 @@ export function isLoopbackHost(host: string | undefined): boolean {
 }
 
 /**
- * What refuses, before anything else answers (spec/decisions.md sections 1 and 11), a
+ * What refuses, before anything else answers (docs/api/errors.md#the-edge), a
  * request whose Host is not a loopback name or one of `names` (lowercase, without ports):
  * the error for such a Host, undefined for one that may pass.
  */

@@ -8,7 +8,7 @@ import { withRequestId } from '@pgcloud/observability';
 import { isPastDeadline, outOfTime } from './deadline.js';
 
 /**
- * Refuses a request that arrives after its answer was due (spec/decisions.md section 11): its
+ * Refuses a request that arrives after its answer was due (docs/api/errors.md#timeouts): its
  * caller answers 503, so starting the work would do what was reported as not done. The
  * broker drops a message that waits in the queue past its expiration, but not one already
  * handed to this service (up to RMQ_PREFETCH wait here). Events carry no deadline and

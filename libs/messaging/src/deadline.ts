@@ -1,7 +1,7 @@
 import type { RequestContext } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
 
-// Timeouts nest (spec/decisions.md section 11), so a 503 answer means nothing was started.
+// Timeouts nest (docs/api/errors.md#timeouts), so a 503 answer means nothing was started.
 // ctx.deadline is when a handler's answer is due. A handler that asks another service
 // waits less than it has left, keeping a tenth for its own work once that answer is in
 // (the gateway, which only wraps the answer, keeps nothing); the service asked gets a

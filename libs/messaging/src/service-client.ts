@@ -16,7 +16,7 @@ import { rpcTimeouts } from './rpc-metrics.js';
  * Request-response to one service, untyped: apps call through RpcClient, which types each
  * call by its catalogue declaration. Every request carries the caller's context, expires
  * in the broker when nobody waits for it any more, and ends within the timeout, nested in
- * the caller's own (spec/decisions.md section 11): a domain error comes back as DomainError,
+ * the caller's own (docs/api/errors.md#timeouts): a domain error comes back as DomainError,
  * silence, a broken broker or no time left as SERVICE_UNAVAILABLE.
  */
 export class ServiceClient {

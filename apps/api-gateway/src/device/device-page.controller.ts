@@ -18,7 +18,7 @@ import { FORM_TOKEN_FIELD, formRefusal, issueFormToken } from './form-token.js';
 
 const HTML = 'text/html; charset=utf-8';
 
-/** The verification page of the local identity provider (spec/decisions.md section 2). */
+/** The verification page of the local identity provider (docs/api/auth.md#device-sign-in). */
 @Public()
 @RawResponse()
 @ApiTags('device page')

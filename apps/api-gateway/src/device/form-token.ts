@@ -9,7 +9,7 @@ const FORM_TOKEN_COOKIE = 'pgcloud_device_form';
 
 /**
  * Gives the form a fresh anti-forgery token: set in an HttpOnly, SameSite=Strict cookie
- * and returned for the form's hidden field (spec/decisions.md section 11). Another site can
+ * and returned for the form's hidden field (docs/api/errors.md#the-edge). Another site can
  * neither read the token nor make a browser send the cookie with its own post.
  */
 export function issueFormToken(reply: FastifyReply, publicBaseUrl: string): string {
@@ -31,7 +31,7 @@ export function issueFormToken(reply: FastifyReply, publicBaseUrl: string): stri
 /**
  * Why a posted form is refused, or undefined when it came from the form this gateway
  * served: the field must match the cookie, and the browser must not say the post came
- * from elsewhere (spec/decisions.md section 11).
+ * from elsewhere (docs/api/errors.md#the-edge).
  */
 export function formRefusal(
   req: { headers: IncomingHttpHeaders },

@@ -9,7 +9,7 @@ import helmet from 'helmet';
 const HTML_PAGES = /^\/(device|docs)(\/|$)/i; // routes ignore case too (main.ts)
 
 /**
- * The security headers of every gateway answer (spec/decisions.md section 11), through helmet:
+ * The security headers of every gateway answer (docs/api/errors.md#the-edge), through helmet:
  * nosniff and no referrer everywhere; HTML pages get a Content-Security-Policy that lets
  * nothing frame them, the JSON API one that allows nothing at all. Every answer is
  * `Cache-Control: no-store`: most carry a user's data or a secret, and the rest are cheap.

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { answerError } from './answer-error.js';
 
 /**
- * Refuses, before any route runs (spec/decisions.md sections 1 and 11: DNS rebinding never
+ * Refuses, before any route runs (docs/api/errors.md#the-edge: DNS rebinding never
  * reaches a route), a request whose Host is not a loopback name or one of `names`.
  */
 export function addHostCheck(fastify: FastifyInstance, names: Iterable<string>): void {

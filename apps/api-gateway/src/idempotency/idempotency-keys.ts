@@ -24,7 +24,7 @@ export interface RepeatedRequest {
   answer: StoredAnswer;
 }
 
-/** How long a first answer is replayed (spec/decisions.md section 11). */
+/** How long a first answer is replayed (docs/api/idempotency.md). */
 export const ANSWER_TTL_MS = 24 * 60 * 60 * 1000;
 
 // A claim outlives its request: that ends RPC_TIMEOUT_MS after it arrived (its deadline),
@@ -33,7 +33,7 @@ export const ANSWER_TTL_MS = 24 * 60 * 60 * 1000;
 const CLAIM_SLACK_MS = 30_000;
 
 /**
- * Idempotency-Keys (spec/decisions.md section 11): the same key from the same user with the
+ * Idempotency-Keys (docs/api/idempotency.md): the same key from the same user with the
  * same request within 24 h answers the first answer again and runs nothing; with another
  * request it is IDEMPOTENCY_KEY_REUSED; while the first is being answered,
  * OPERATION_IN_PROGRESS. Neither keys nor answers are ever logged.

@@ -13,7 +13,7 @@ export const IDEMPOTENT_ROUTE_ERRORS = [
 ] as const satisfies readonly ErrorCode[];
 
 /**
- * A POST that creates something (spec/decisions.md section 11) and accepts an Idempotency-Key,
+ * A POST that creates something (docs/api/idempotency.md) and accepts an Idempotency-Key,
  * documented with the header and, on its success answer (`successStatus`), the replay
  * header.
  */

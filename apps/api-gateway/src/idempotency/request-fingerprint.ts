@@ -30,7 +30,7 @@ export function canonicalJson(body: unknown): string {
 }
 
 /**
- * A SHA-256 of user, method, path and canonical body (spec/decisions.md section 11): an
+ * A SHA-256 of user, method, path and canonical body (docs/api/idempotency.md): an
  * Idempotency-Key sent again with another fingerprint is another request.
  */
 export function requestFingerprint(request: RequestShape): string {

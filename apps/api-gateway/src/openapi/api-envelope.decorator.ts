@@ -37,7 +37,7 @@ export function ApiEnvelope(
   );
 }
 
-// Headers that come with some errors (spec/decisions.md sections 1 and 3).
+// Headers that come with some errors (docs/api/errors.md#codes, #rate-limits).
 const ERROR_HEADERS: Partial<Record<number, HeadersObject>> = {
   401: { 'WWW-Authenticate': { description: 'Always `Bearer`.', schema: { type: 'string' } } },
   409: {

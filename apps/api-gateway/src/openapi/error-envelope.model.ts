@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import type { ErrorBody, ErrorCode, ErrorDetail } from '@pgcloud/contracts';
 
 /**
- * When each code is answered (spec/decisions.md section 1); a code without one does not
+ * When each code is answered (docs/api/errors.md#codes); a code without one does not
  * compile.
  */
 export const ERROR_MEANINGS: Record<ErrorCode, string> = {

@@ -54,7 +54,7 @@ import {
 /**
  * Point-in-time recovery of a database: its configuration, the WAL archive, the recovery
  * window and the WAL receiver. Enable, disable and restart-receiver are actions on the
- * database, not creations: 200 (spec/decisions.md section 1).
+ * database, not creations: 200 (docs/api/errors.md#success).
  */
 @ApiTags('pitr')
 @ApiBearerAuth()

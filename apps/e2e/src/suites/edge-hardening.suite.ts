@@ -15,7 +15,7 @@ import { poll, startDevice } from '../support/device-flow.js';
 import { dripHead, requestWithHost } from '../support/raw-http.js';
 import { newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js';
 
-// spec/decisions.md sections 3 and 11: the Host check, security headers, the verification
+// docs/api/errors.md#rate-limits and #the-edge: the Host check, security headers, the verification
 // form's anti-forgery token, TRUST_PROXY as a number of proxies, the IP bucket that pays
 // for made-up tokens before auth-service is asked, and the sockets' timeouts.
 

@@ -44,7 +44,7 @@ describe('the HTTP edge', () => {
     const { api } = await signIn(anonymous, uniqueLogin('json'));
     const malformed = { rawBody: '{"name": ', headers: { 'content-type': 'application/json' } };
     expectError(await api.request('POST', '/projects', malformed), 400, 'VALIDATION_ERROR');
-    // spec/decisions.md section 1: authentication (401) is checked before validation (400).
+    // docs/api/errors.md#the-order-of-checks: authentication (401) is checked before validation (400).
     expectError(await anonymous.request('POST', '/projects', malformed), 401, 'AUTH_REQUIRED');
     const badToken = anonymous.withToken(`pgc_${'x'.repeat(40)}`);
     expectError(await badToken.request('POST', '/projects', malformed), 401, 'AUTH_REQUIRED');

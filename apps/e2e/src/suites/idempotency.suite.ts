@@ -33,7 +33,7 @@ function expectReplayOf(answer: ApiResponse, first: ApiResponse): void {
 }
 
 /**
- * Idempotency-Key (spec/decisions.md section 11) on a stack with two gateways sharing Redis, as
+ * Idempotency-Key (docs/api/idempotency.md) on a stack with two gateways sharing Redis, as
  * replicas behind a load balancer: a client that sends a creating POST again, at once or
  * later, through either gateway, gets the first answer and creates nothing more.
  */

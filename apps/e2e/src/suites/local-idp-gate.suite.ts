@@ -13,7 +13,7 @@ function warnings(stack: Stack): number {
 }
 
 /**
- * spec/decisions.md section 2: the local identity provider runs only where nobody else reaches
+ * docs/api/auth.md#device-sign-in: the local identity provider runs only where nobody else reaches
  * it.
  */
 describe('auth-service with the local identity provider beyond loopback', () => {

@@ -67,7 +67,7 @@ export class PitrService {
   async enable(ctx: RequestContext, ref: DatabaseRef, retentionDays: number): Promise<EnabledPitr> {
     const ownerId = requireUser(ctx);
     const database = await this.rpc.call(DATABASE_PATTERNS.get, ctx, ref);
-    // After existence and ownership, before state (spec/decisions.md section 1).
+    // After existence and ownership, before state (docs/api/errors.md#the-order-of-checks).
     if (ctx.tier !== 'pro' && retentionDays > PITR_FREE_MAX_RETENTION_DAYS)
       throw new DomainError(
         'QUOTA_EXCEEDED',

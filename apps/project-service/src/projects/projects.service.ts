@@ -65,7 +65,7 @@ export class ProjectsService {
           "SELECT pg_advisory_xact_lock(hashtext('projects.per-owner'), hashtext($1))",
           [ownerId],
         );
-        // Quota (403) comes before a duplicate name (409): spec/decisions.md section 1's order.
+        // Quota (403) comes before a duplicate name (409): docs/api/errors.md#the-order-of-checks.
         const owned = await manager.countBy(ProjectEntity, { ownerId });
         assertTierQuota(
           ctx.tier,

@@ -16,7 +16,7 @@ export interface Verdict {
   change?: Change;
 }
 
-/** Paths whose answers are not wrapped (spec/decisions.md section 1): pages and documents. */
+/** Paths whose answers are not wrapped (docs/api/errors.md#the-envelope): pages and documents. */
 function unwrapped(path: string): boolean {
   return (
     path === '/device' ||
@@ -50,7 +50,7 @@ function successProblems(answer: RawAnswer): string[] {
   return [];
 }
 
-/** Judges one answer by spec/decisions.md section 1; `path` is the path as sent, query included. */
+/** Judges one answer by docs/api/errors.md; `path` is the path as sent, query included. */
 export function judge(request: PlannedRequest, path: string, answer: RawAnswer): Verdict {
   const bare = path.split('?')[0];
   const { status } = answer;
