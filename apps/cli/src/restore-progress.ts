@@ -7,7 +7,7 @@ import type { ProgressState } from './progress.js';
 import { Progress, formatBytes, pollUntil } from './progress.js';
 
 /**
- * A restore's phase and progress (spec/decisions.md section 6), read when present: an
+ * A restore's phase and progress (docs/api/restores.md#a-restore), read when present: an
  * older gateway leaves them out. `cancelled` may come among the statuses too.
  */
 type RestoreExtras = Partial<Pick<Restore, 'phase' | 'progress'>>;

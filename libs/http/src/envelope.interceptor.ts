@@ -7,7 +7,7 @@ import { IS_RAW } from './raw-response.js';
 
 /**
  * A JSON answer with another status than its route's: a creating POST's dry run answers
- * 200, not 201 (spec/decisions.md section 6). The envelope is built around `data` as for any
+ * 200, not 201 (docs/api/restores.md#plan). The envelope is built around `data` as for any
  * answer.
  */
 export class WithStatus<T> {

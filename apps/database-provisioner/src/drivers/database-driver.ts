@@ -46,7 +46,7 @@ export interface RestoreSegment {
 }
 
 /**
- * Where replay stops (spec/decisions.md section 7), inclusive: every transaction committed
+ * Where replay stops (docs/api/pitr.md#restoring), inclusive: every transaction committed
  * at or before a time (ISO 8601, UTC); through the record at a WAL position
  * (`X/XXXXXXXX`); or at a named restore point.
  */

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 
 /**
- * Writes a named restore point into the server's WAL (spec/decisions.md section 7) and
+ * Writes a named restore point into the server's WAL (docs/api/pitr.md#restore-points) and
  * answers its position as PostgreSQL prints it (the end of the record). A server in
  * recovery refuses.
  */

@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** A PITR restore stops at a time, a WAL position or a restore point (spec/decisions.md section 7). */
+/** A PITR restore stops at a time, a WAL position or a restore point (docs/api/pitr.md). */
 export class RestoreTargets1764600000000 implements MigrationInterface {
   name = 'RestoreTargets1764600000000';
 

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * How long a restore's build downloaded and replayed: the rates a dry run's estimate is
- * made of (spec/decisions.md section 6).
+ * made of (docs/api/restores.md).
  */
 export class RestoreStepSeconds1764700000000 implements MigrationInterface {
   name = 'RestoreStepSeconds1764700000000';

@@ -5,7 +5,7 @@ const STATUSES = (statuses: string[]) =>
 const BEFORE = ['pending', 'running', 'completed', 'failed'];
 
 /**
- * A restore can be cancelled before it swaps (spec/decisions.md section 6): the time it was
+ * A restore can be cancelled before it swaps (docs/api/restores.md#cancel): the time it was
  * asked, and the status it ends in.
  */
 export class RestoreCancel1764800000000 implements MigrationInterface {

@@ -31,7 +31,7 @@ export const FIRST_GUESS = {
 
 /**
  * Seconds a restore would take at the rates this deployment's recent restores measured
- * (spec/decisions.md section 6): its bytes at their download rate, its WAL segments at
+ * (docs/api/restores.md#plan): its bytes at their download rate, its WAL segments at
  * their replay rate (a backup restore: their recovery's median time), and the median time
  * of everything else a restore does.
  */

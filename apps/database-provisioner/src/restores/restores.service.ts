@@ -25,7 +25,7 @@ import { RestoreJobs } from './restore.jobs.js';
 import { toRestore } from './restore-view.js';
 
 /**
- * Restores (spec/decisions.md section 6): the provisioner records and runs them, whichever
+ * Restores (docs/api/restores.md): the provisioner records and runs them, whichever
  * service planned them. In place, the database goes `restoring`; with target_database, a
  * new database of the project appears `restoring` at once and the source stays as it is.
  */
@@ -181,7 +181,7 @@ export class RestoresService {
   }
 
   /**
-   * Cancels a restore before it swaps (spec/decisions.md section 6): the request is noted
+   * Cancels a restore before it swaps (docs/api/restores.md#cancel): the request is noted
    * on the record, under its lock, so the job either sees it before it swaps or the swap
    * came first (RESTORE_NOT_CANCELLABLE). Its job runs at once (a held-back in-place one
    * too) and undoes what was done; the answer waits for that, as long as the request may.

@@ -1,7 +1,7 @@
 import type { PitrConfig, RecoveryWindow, WalReceiverStatus } from '@pgcloud/contracts';
 import type { ArchiveEntity } from './archive.entity.js';
 
-/** GET pitr/config; a database that never had PITR answers nulls (spec/decisions.md section 7). */
+/** GET pitr/config; a database that never had PITR answers nulls (docs/api/pitr.md#configuration). */
 export function toConfig(archive: ArchiveEntity | null, window: RecoveryWindow | null): PitrConfig {
   if (!archive)
     return { enabled: false, base_backup_id: null, retention_days: null, recovery_window: null };

@@ -36,7 +36,7 @@ const DEFAULT_PAGE = 100;
 const RECEIVER_STOP_WAIT_MS = 4000;
 const RECEIVER_STOP_POLL_MS = 250;
 
-/** PITR of a database (spec/decisions.md section 7): settings, archive, window and receiver. */
+/** PITR of a database (docs/api/pitr.md): settings, archive, window and receiver. */
 @Injectable()
 export class PitrService {
   private readonly logger = new Logger(PitrService.name);

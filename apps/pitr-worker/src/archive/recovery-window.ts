@@ -60,7 +60,7 @@ export function windowBase(bases: readonly BaseBackup[], cutoff: Date): BaseBack
 }
 
 /**
- * The recovery window (spec/decisions.md section 7): from the end of the base backup to `to`,
+ * The recovery window (docs/api/pitr.md#the-recovery-window): from the end of the base backup to `to`,
  * the newest time the archive covers. Empty (all null) until both exist and meet.
  */
 export function recoveryWindow(

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Named WAL positions a PITR restore can stop at (spec/decisions.md section 7), each of
+ * Named WAL positions a PITR restore can stop at (docs/api/pitr.md#restore-points), each of
  * one archive: its timeline and first position. They go with the archive's row.
  */
 export class RestorePoints1764600000000 implements MigrationInterface {

@@ -25,7 +25,7 @@ import { RestoreTargets, noBaseBefore, notEnabled } from './restore-targets.js';
 const HOLD_MS = 6 * 3600_000;
 
 /**
- * PITR restores (spec/decisions.md section 7): the target is checked against the window
+ * PITR restores (docs/api/pitr.md#restoring): the target is checked against the window
  * (RestoreTargets), the provisioner records and runs the restore, and asks here at each
  * attempt for the plan: the base backup the target is reached from, every segment from its
  * start, the segment still being written, and the target.

@@ -42,7 +42,7 @@ export interface AcceptedTarget {
 }
 
 /**
- * A PITR restore's target against the archive (spec/decisions.md section 7): a time, a WAL
+ * A PITR restore's target against the archive (docs/api/pitr.md#restoring): a time, a WAL
  * position or a restore point checked against the recovery window, the base backup replay
  * starts from, the archive caught up with the target, the WAL in between.
  */

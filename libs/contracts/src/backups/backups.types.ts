@@ -1,4 +1,4 @@
-/** Where a backup is in its life (spec/decisions.md section 6). */
+/** Where a backup is in its life (docs/api/backups.md). */
 export const BACKUP_STATUSES = ['pending', 'running', 'completed', 'failed'] as const;
 export type BackupStatus = (typeof BACKUP_STATUSES)[number];
 

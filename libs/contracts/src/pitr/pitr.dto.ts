@@ -56,7 +56,7 @@ export function targetCount(body: object): number {
 }
 
 /**
- * POST .../pitr/restore. Exactly one target (spec/decisions.md section 7): the rule sits on
+ * POST .../pitr/restore. Exactly one target (docs/api/pitr.md#restoring): the rule sits on
  * target_time, which is checked even when absent; the others check their own form.
  */
 export class PitrRestoreDto {

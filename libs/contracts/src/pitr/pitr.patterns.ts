@@ -25,7 +25,7 @@ import type {
   WalReceiverStatus,
 } from './pitr.types.js';
 
-/** Message patterns answered by pitr-worker (spec/decisions.md section 7). */
+/** Message patterns answered by pitr-worker (docs/api/pitr.md). */
 export const PITR_PATTERNS = {
   /** Answers for a database that never had PITR too. */
   config: rpc<DatabaseRef, PitrConfig>('pitr', 'pitr.config', DatabaseRef),

@@ -1,4 +1,4 @@
-/** WAL receiver states (spec/decisions.md section 7). */
+/** WAL receiver states (docs/api/pitr.md#the-archive-and-the-receiver). */
 export type WalReceiverState = 'starting' | 'running' | 'stopped' | 'error';
 
 /** A time range every second of which a PITR restore can reach. */

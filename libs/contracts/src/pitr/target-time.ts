@@ -13,7 +13,7 @@ export interface TargetTime {
 }
 
 /**
- * Reads an ISO 8601 timestamp with up to microsecond precision (spec/decisions.md section 7);
+ * Reads an ISO 8601 timestamp with up to microsecond precision (docs/api/pitr.md#restoring);
  * undefined when it is malformed or names no real moment (a 13th month, a 30th of February).
  */
 export function parseTargetTime(text: string): TargetTime | undefined {

@@ -24,7 +24,7 @@ export const RESTORE_PATTERNS = {
     ['backup-service', 'pitr-worker'],
   ),
   /**
-   * Stops a restore before `swapping` (spec/decisions.md section 6); RESTORE_NOT_CANCELLABLE
+   * Stops a restore before `swapping` (docs/api/restores.md#cancel); RESTORE_NOT_CANCELLABLE
    * after. Answers it as it is once cancelled, or still stopping.
    */
   cancel: rpc<RestoreGetRequest, Restore>('databases', 'restores.cancel', RestoreGetRequest),

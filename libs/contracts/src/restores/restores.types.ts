@@ -1,11 +1,11 @@
-/** Where a restore is in its life (spec/decisions.md section 6). */
+/** Where a restore is in its life (docs/api/restores.md#a-restore). */
 export type RestoreStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
 
 /** A restore from a base backup, or to a point in time. */
 export const RESTORE_KINDS = ['backup', 'pitr'] as const;
 export type RestoreKind = (typeof RESTORE_KINDS)[number];
 
-/** Where a restore's work is (spec/decisions.md section 6), in order; a failed one keeps its own. */
+/** Where a restore's work is (docs/api/restores.md#a-restore), in order; a failed one keeps its own. */
 export const RESTORE_PHASES = [
   'queued',
   'downloading',
@@ -81,7 +81,7 @@ export interface RestorePlan {
 }
 
 /**
- * What a restore would do (spec/decisions.md section 6, `?dry_run=true`): the base backup it
+ * What a restore would do (docs/api/restores.md#plan, `?dry_run=true`): the base backup it
  * would start from, the WAL it would replay, its target, and how long this deployment's
  * restores so far suggest it would take. Nothing is created.
  */

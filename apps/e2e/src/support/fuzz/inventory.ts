@@ -5,7 +5,8 @@ import { expectData } from '../assertions.js';
 /**
  * Every resource of a user the API shows, as keys: `project:<id>`,
  * `database:<project id>/<name>`, `backup:<id>`, `restore:<id>`. Automated backups are left
- * out: the schedule takes them on its own (spec/decisions.md section 6), whatever the fuzz does.
+ * out: the schedule takes them on its own (docs/api/backups.md#automated-backups-and-expiry),
+ * whatever the fuzz does.
  */
 export async function apiInventory(api: ApiClient): Promise<Set<string>> {
   const keys = new Set<string>();
