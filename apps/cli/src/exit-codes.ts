@@ -1,6 +1,6 @@
 import { ApiError, ApiUnreachableError } from '@pgcloud/api-client';
 
-/** The exit codes of spec/decisions.md section 12. */
+/** The exit codes the README gives ("Command line"). */
 export const EXIT = {
   ok: 0,
   error: 1,

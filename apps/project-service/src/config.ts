@@ -11,7 +11,7 @@ export class ProjectServiceConfig extends CommonEnv {
   })
   REGIONS: string = 'local=This host';
 
-  /** Projects per account on the Free tier (spec/decisions.md section 4). */
+  /** Projects per account on the Free tier (docs/api/projects.md). */
   @IsInt()
   @Min(1)
   PROJECT_LIMIT_FREE: number = 5;

@@ -7,8 +7,7 @@ export interface RequestContext {
   userId?: string;
   tier?: Tier;
   /**
-   * When the caller stops waiting for the answer, in epoch milliseconds (spec/decisions.md
-   * section 11, "timeouts nest"). The gateway sets it when a request arrives; each message
+   * When the caller stops waiting for the answer, in epoch milliseconds (docs/api/errors.md#timeouts). The gateway sets it when a request arrives; each message
    * carries its caller's own, so a service asks others only for what time is left and
    * starts nothing its caller has already answered 503 for. Comparing it with another
    * host's clock assumes the deployment's clocks agree (NTP) to well within a second.

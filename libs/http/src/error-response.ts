@@ -3,8 +3,7 @@ import { httpStatusFor } from '@pgcloud/contracts';
 import type { Response } from 'express';
 
 /**
- * Request bodies above this are refused with 413 PAYLOAD_TOO_LARGE (spec/decisions.md
- * section 1).
+ * Request bodies above this are refused with 413 PAYLOAD_TOO_LARGE (docs/api/errors.md#codes).
  */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 /** BODY_LIMIT_BYTES as Express's body parsers take it (the local daemon). */

@@ -1,7 +1,7 @@
 import type { Tier } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
 
-/** A count that each tier may reach (spec/decisions.md sections 4 and 6): configuration. */
+/** A count that each tier may reach (docs/api/errors.md#codes): configuration. */
 export interface TierLimits {
   free: number;
   pro: number;

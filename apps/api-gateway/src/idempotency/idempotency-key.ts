@@ -2,8 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { DomainError } from '@pgcloud/contracts';
 
 /**
- * The header that names a creating POST, so it can be sent again safely (spec/decisions.md
- * section 11).
+ * The header that names a creating POST, so it can be sent again safely (docs/api/idempotency.md).
  */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 

@@ -25,7 +25,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 }
 
 /**
- * Serves the document at /openapi.json and Swagger UI at /docs (spec/decisions.md section 10).
+ * Serves the document at /openapi.json and Swagger UI at /docs (docs/api/README.md).
  * They are plain routes of the HTTP server, outside Nest's guards and interceptor: public
  * and never wrapped in the envelope. The UI's assets come from swagger-ui-dist on disk.
  */

@@ -34,7 +34,7 @@ import { assertProjectNotDeleted, lockProject } from './deleted-projects.js';
 import { allocatePort } from './port-allocator.js';
 import { DEFAULT_CONFIG, assertWithinTier } from './tier-limits.js';
 
-/** Databases of a project: create, show, connect, delete (spec/decisions.md section 5). */
+/** Databases of a project: create, show, connect, delete (README "Databases"). */
 @Injectable()
 export class DatabasesService {
   private readonly logger = new Logger(DatabasesService.name);

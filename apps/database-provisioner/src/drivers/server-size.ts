@@ -9,8 +9,7 @@ export function tempFileLimitKb(storageGib: number): number {
 }
 
 /**
- * Maps a database's size (spec/decisions.md section 5) to PostgreSQL settings (shared DESIGN.md
- * section 4): memory to shared_buffers (25%) and effective_cache_size (75%), cpu to
+ * Maps a database's size (README "Databases") to PostgreSQL settings: memory to shared_buffers (25%) and effective_cache_size (75%), cpu to
  * parallel workers, storage to temp_file_limit. The storage limit itself is watched by
  * the provisioner (storage/storage-limit.ts).
  */

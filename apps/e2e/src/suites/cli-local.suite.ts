@@ -8,7 +8,7 @@ import { sql } from '../support/local-daemon.js';
 import { sharedDaemon } from '../support/shared-daemon.js';
 
 /**
- * `pgcloud local` against the local daemon (spec/decisions.md sections 8 and 12): the
+ * `pgcloud local` against the local daemon (README "Local daemon" and "Command line"): the
  * daemon's address and token file as a user's environment names them.
  */
 describe('pgcloud local: the daemon from the command line', () => {

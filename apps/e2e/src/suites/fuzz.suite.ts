@@ -20,7 +20,7 @@ const MIN_REQUESTS = 1000;
 /**
  * Bad requests to every route of /openapi.json from a Free user, a Pro user and callers
  * without a valid token, generated from a seeded PRNG (FUZZ_SEED replays a run). Every
- * answer must be a 4xx error envelope whose code and status are spec/decisions.md's (or a
+ * answer must be a 4xx error envelope whose code and status are docs/api/errors.md's (or a
  * success, recorded), and nothing may exist afterwards that a success did not create.
  */
 describe('fuzz: bad requests to every documented route', () => {

@@ -17,8 +17,8 @@ const DRY_RUN_ROUTES = new Set([
 ]);
 
 /**
- * Every route the gateway serves, as /openapi.json must describe it: the cloud routes of
- * interface.md section 4 built so far, and the /device page. Each later issue adds its
+ * Every route the gateway serves, as /openapi.json must describe it: the cloud routes
+ * (docs/api/README.md) and the /device page. Each later issue adds its
  * routes here; the document may hold no route that is missing from this list.
  */
 export const CLOUD_ROUTES: readonly CloudRoute[] = [

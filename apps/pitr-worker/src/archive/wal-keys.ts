@@ -1,4 +1,4 @@
-/** Where a database's WAL lives in S3 (shared DESIGN.md section 5): ids, never names. */
+/** Where a database's WAL lives in S3 (README "Point-in-time recovery"): ids, never names. */
 export function walPrefix(projectId: string, databaseId: string): string {
   return `projects/${projectId}/databases/${databaseId}/wal/`;
 }

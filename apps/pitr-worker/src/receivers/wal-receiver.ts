@@ -10,7 +10,7 @@ const NOT_READY_WAIT_MS = 2000;
 const BACKOFF_CHECK_MS = 1000;
 
 /**
- * The WAL receiver of one database, while this replica holds its lease (shared DESIGN.md
+ * The WAL receiver of one database, while this replica holds its lease (README "Point-in-time recovery"
  * section 5): it supervises pg_receivewal (ReceiverStream runs it; SegmentUploader puts
  * its WAL in S3). A failed run is started again with backoff (`error`, then `starting`),
  * each failure counted; a database that is not running is waited for without a failure.

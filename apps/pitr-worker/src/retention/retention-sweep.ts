@@ -27,7 +27,7 @@ function objectsOf(segment: SegmentEntity): string[] {
 }
 
 /**
- * Retention (shared DESIGN.md section 5): WAL older than the base backup the window starts
+ * Retention (README "Point-in-time recovery"): WAL older than the base backup the window starts
  * from is deleted, objects first, records after; so is what earlier archives of the
  * database left (before a re-enable). The base backup the window rests on is recorded
  * as keep_from, which backup-service's expiry sweep asks for. A disabled archive goes

@@ -1,4 +1,4 @@
-/** Where a database is in its life (spec/decisions.md section 5). */
+/** Where a database is in its life (README "Databases"). */
 export const DATABASE_STATUSES = ['provisioning', 'running', 'restoring', 'failed'] as const;
 export type DatabaseStatus = (typeof DATABASE_STATUSES)[number];
 

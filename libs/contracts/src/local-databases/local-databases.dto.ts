@@ -1,7 +1,7 @@
 import { IsOptional, IsString, Length, Matches } from 'class-validator';
 import { IsDatabaseName } from '../databases/databases.dto.js';
 
-/** Body of the local daemon's POST /databases (spec/decisions.md section 8). */
+/** Body of the local daemon's POST /databases (README "Local daemon"). */
 export class CreateLocalDatabaseDto {
   @IsDatabaseName()
   name: string;

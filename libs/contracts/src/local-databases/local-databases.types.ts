@@ -1,4 +1,4 @@
-/** One database in the local daemon's list (interface.md, "Local database"). */
+/** One database in the local daemon's list (README "Local daemon"). */
 export interface LocalDatabase {
   name: string;
   /** Bytes on disk. */
@@ -37,7 +37,7 @@ export interface LocalExtension {
   version: string;
 }
 
-/** GET /databases/{name} and the answer of POST /databases (spec/decisions.md section 8). */
+/** GET /databases/{name} and the answer of POST /databases (README "Local daemon"). */
 export interface LocalDatabaseDetail {
   name: string;
   size: number;

@@ -5,8 +5,7 @@ import { IsDatabaseName } from '../databases/databases.dto.js';
 import { parseTargetTime } from './target-time.js';
 
 /**
- * The most retention_days any tier gets, and the most a Free user gets (spec/decisions.md
- * section 7).
+ * The most retention_days any tier gets, and the most a Free user gets (docs/api/pitr.md#configuration).
  */
 export const PITR_MAX_RETENTION_DAYS = 35;
 export const PITR_FREE_MAX_RETENTION_DAYS = 7;
