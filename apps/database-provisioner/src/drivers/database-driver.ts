@@ -169,7 +169,9 @@ export abstract class DatabaseDriver {
   abstract readonly sharesDisk: boolean;
 
   /** The shared disk's room, when servers share one (sharesDisk); undefined otherwise. */
-  abstract diskSpace(): Promise<{ freeBytes: number; totalBytes: number } | undefined>;
+  diskSpace(): Promise<{ freeBytes: number; totalBytes: number } | undefined> {
+    return Promise.resolve(undefined);
+  }
 
   /**
    * The storage fence: the server held as for a restore (holdForRestore), reads going on

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { checkTlsLogin, reserveWal, startBaseBackup } from '@pgcloud/postgres';
+import { eventually } from '@pgcloud/testing';
 import pg from 'pg';
 import type {
   DatabaseDriver,
@@ -198,9 +199,11 @@ export function driverConformance(name: string, start: () => Promise<Conformance
         );
         const held = await harness.driver.usedBytes(spec.serverId);
         assert.ok(held >= before + 15_000_000, `${before} -> ${held} bytes with the slot`);
-        await reservation.release();
-        const freed = await eventuallyBelow(() => harness.driver.usedBytes(spec.serverId), held);
-        assert.ok(freed <= held - 15_000_000, `${held} -> ${freed} bytes without it`);
+        await reservation.release(); // the slot goes with its session, a moment later
+        await eventually(async () => {
+          const freed = await harness.driver.usedBytes(spec.serverId);
+          assert.ok(freed <= held - 15_000_000, `${held} -> ${freed} bytes without it`);
+        });
       } finally {
         await reservation.release();
       }
@@ -418,14 +421,4 @@ export function driverConformance(name: string, start: () => Promise<Conformance
       await harness.driver.destroy(spec.serverId);
     });
   });
-}
-
-/** Reads `measure` until it falls below `bound` (a session's end takes a moment), 10 s at most. */
-async function eventuallyBelow(measure: () => Promise<number>, bound: number): Promise<number> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await measure();
-    if (value < bound || Date.now() > deadline) return value;
-    await delay(100);
-  }
 }

@@ -75,10 +75,6 @@ export class KubernetesDriver extends DatabaseDriver {
   /** Each Cluster has a volume of its own, of its storage size. */
   readonly sharesDisk = false;
 
-  diskSpace(): Promise<undefined> {
-    return Promise.resolve(undefined);
-  }
-
   private readonly objects: KubeObjects;
   private readonly servers: ServerObjects;
   private readonly namespaces: string[];

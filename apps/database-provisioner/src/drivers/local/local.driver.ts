@@ -74,7 +74,7 @@ export class LocalDriver extends DatabaseDriver {
   /** Every server keeps its data under DATA_DIR, on one disk. */
   readonly sharesDisk = true;
 
-  async diskSpace(): Promise<{ freeBytes: number; totalBytes: number }> {
+  override async diskSpace(): Promise<{ freeBytes: number; totalBytes: number }> {
     const stats = await statfs(this.paths.localDir);
     return { freeBytes: stats.bavail * stats.bsize, totalBytes: stats.blocks * stats.bsize };
   }
