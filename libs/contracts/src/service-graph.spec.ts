@@ -58,11 +58,11 @@ function eventWriters(): Map<EventDef<object>, Set<AppName>> {
   return writers;
 }
 
-/** README's table of calls: app -> the services it calls. */
-function readmeCalls(): Record<string, string[]> {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.split('\n## Calls and events\n')[1]?.split('\n## ')[0];
-  assert.ok(section, 'README has a "Calls and events" section');
+/** The table of calls of docs/architecture.md: app -> the services it calls. */
+function documentedCalls(): Record<string, string[]> {
+  const page = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
+  const section = page.split('\n## Calls and events\n')[1]?.split('\n## ')[0];
+  assert.ok(section, 'docs/architecture.md has a "Calls and events" section');
   const rows: Record<string, string[]> = {};
   for (const line of section.split('\n')) {
     const cells = line.split('|').map((cell) => cell.trim());
@@ -108,10 +108,10 @@ describe('the call graph', () => {
         assert.deepEqual([...(writers.get(def) ?? [])], [def.publisher], def.name);
   });
 
-  it('README shows the same graph', () => {
-    const rows = readmeCalls();
+  it('docs/architecture.md shows the same graph', () => {
+    const rows = documentedCalls();
     assert.deepEqual(Object.keys(rows).sort(), Object.keys(SERVICE_CALLS).sort());
     for (const [app, calls] of Object.entries(SERVICE_CALLS))
-      assert.deepEqual(rows[app].sort(), [...calls].sort(), `README's row of ${app}`);
+      assert.deepEqual(rows[app].sort(), [...calls].sort(), `the documented row of ${app}`);
   });
 });

@@ -24,9 +24,9 @@ export const ALL_PATTERNS: RpcDef<object, unknown>[] = Object.values(PATTERN_GRO
 );
 
 /**
- * Who calls whom over RPC: the edges of README's "Calls and events". Each app's RpcClient
- * is built with its row, so a call to any other service fails at once, and a spec checks
- * the apps' code and README against it.
+ * Who calls whom over RPC: the edges of docs/architecture.md#calls-and-events. Each app's
+ * RpcClient is built with its row, so a call to any other service fails at once, and a
+ * spec checks the apps' code and that page against it.
  */
 export const SERVICE_CALLS: Record<AppName, readonly ServiceName[]> = {
   'api-gateway': SERVICE_NAMES,
