@@ -11,7 +11,7 @@ import { WORKSPACE_ROOT } from './workspace-root.js';
 
 // The stack runs each app under a broker login of its own, named after the app, on the
 // broker it is given, as every deployment does: services answer a message only from the
-// apps its pattern allows (README, "Trust between services"). The passwords are made once
+// apps its pattern allows (docs/operating.md#between-the-services). The passwords are made once
 // per checkout and kept under .data/, which nothing commits.
 
 const PASSWORDS_FILE = join(WORKSPACE_ROOT, '.data', 'broker-logins.json');

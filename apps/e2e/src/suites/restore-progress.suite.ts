@@ -13,7 +13,7 @@ import { psql } from '../support/databases.js';
 import { assertWatchedToDone, watchRestore } from '../support/restores.js';
 
 /**
- * Restores you can watch (README.md, "Restores"), on a database of a few hundred MB:
+ * Restores you can watch (docs/api/restores.md#a-restore), on a database of a few hundred MB:
  * read every 200 ms, as a client showing progress would, while the stack writes a
  * restore's numbers every 100 ms (RESTORE_PROGRESS_INTERVAL_MS): its download here can
  * take less than a second. Cancelling them is restore-cancellation's.
