@@ -5,7 +5,7 @@ import type { AmqpConnectionManager } from 'amqp-connection-manager';
  * Writes to a socket made in one turn of the event loop leave together, in one system
  * call, once the turn's code has run. amqplib writes each message's frames apart; under
  * load one turn publishes several requests, replies or acks, and one writev costs this
- * process and the broker less than one write each (bench/README.md, api-latency).
+ * process and the broker less than one write each (bench/results/2026-11-27-api-latency-3.md).
  */
 export function coalesceWrites(socket: Socket): void {
   const write = socket.write.bind(socket);

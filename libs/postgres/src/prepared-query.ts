@@ -13,7 +13,7 @@ export interface PreparedStatement {
  * Runs a prepared statement on the DataSource's own pool, past TypeORM's query runner: each
  * connection parses and plans it once, then only binds and runs it. For the reads on the
  * path of many requests: on GET /projects under load this halved PostgreSQL's CPU per
- * request (bench/README.md, api-latency).
+ * request (bench/results/2026-11-27-api-latency-3.md).
  */
 export async function queryPrepared<T extends object>(
   dataSource: DataSource,

@@ -44,7 +44,7 @@ export interface IncompleteUpload {
 
 // 16 MiB parts, two at a time: at most 32 MiB of a stream in memory per upload, and
 // objects up to 160 GiB (S3 takes 10,000 parts). Parts of 8 MiB cost half again as much
-// CPU per byte here (bench/README.md, backup-throughput).
+// CPU per byte here (bench/results/2026-11-26-backup-throughput.md).
 const PART_SIZE = 16 * 1024 * 1024;
 const PARTS_IN_FLIGHT = 2;
 // DeleteObjects takes at most 1000 keys.

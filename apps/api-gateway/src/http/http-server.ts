@@ -12,12 +12,13 @@ const PARAMETER_LENGTH_LIMIT = 16 * 1024;
 
 /**
  * The gateway's HTTP server: Nest on Fastify, whose routing and answers cost a fraction of
- * Express's per request (bench/README.md, api-latency). Routes match as they did on Express:
- * any letter case and an optional trailing slash; a path parameter as long as a URL allows,
- * so an overlong id is the route's validation error rather than a missing route. While
- * the gateway shuts down, a request on an open connection is answered as any other (Fastify
- * would answer its own 503, outside the envelope). The client's address is read by
- * http/client-ip.ts (TRUST_PROXY), never by the server.
+ * Express's per request (bench/results/2026-11-27-api-latency.md and
+ * 2026-11-27-api-latency-2.md). Routes match as they did on Express: any letter case and an
+ * optional trailing slash; a path parameter as long as a URL allows, so an overlong id is the
+ * route's validation error rather than a missing route. While the gateway shuts down, a
+ * request on an open connection is answered as any other (Fastify would answer its own 503,
+ * outside the envelope). The client's address is read by http/client-ip.ts (TRUST_PROXY),
+ * never by the server.
  */
 export function gatewayHttpServer(
   publicBaseUrl: string,

@@ -99,7 +99,7 @@ export class ProjectsService {
    * The caller's projects, oldest first. Every CLI command that names its project by name
    * asks this first, so it is a prepared statement: TypeORM's `find` took a tenth of this
    * service's CPU under load, and parsing and planning the query each time half of
-   * PostgreSQL's (bench/README.md).
+   * PostgreSQL's (bench/results/2026-11-27-api-latency.md and 2026-11-27-api-latency-3.md).
    */
   async list(ctx: RequestContext): Promise<{ projects: Project[] }> {
     const rows = await queryPrepared<ProjectRow>(this.dataSource, LIST_PROJECTS, [
