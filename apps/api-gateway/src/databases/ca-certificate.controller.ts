@@ -6,6 +6,7 @@ import { RawResponse } from '@pgcloud/http';
 import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
 import { Public } from '../http/route-flags.js';
+import { ApiErrors } from '../openapi/api-envelope.decorator.js';
 
 /** `GET /ca.pem`: the CA that issues every database server's certificate. */
 @ApiTags('databases')
@@ -28,6 +29,8 @@ export class CaCertificateController {
     description: 'The CA certificate, PEM.',
     content: { 'application/x-pem-file': { schema: { type: 'string' } } },
   })
+  // Public: every call spends its address's bucket (docs/api/errors.md#rate-limits).
+  @ApiErrors('RATE_LIMIT_EXCEEDED')
   async get(@Ctx() ctx: RequestContext): Promise<string> {
     const { pem } = await this.rpc.call(DATABASE_PATTERNS.caCertificate, ctx, {});
     return pem;
