@@ -16,9 +16,12 @@ import {
 // Hosts without a TLD (127.0.0.1, an internal GitHub Enterprise) are real deployments.
 const HTTP_URL = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
 
-/** auth-service settings (see .env.example). */
+/** auth-service settings (docs/configuration.md#auth-service). */
 export class AuthServiceConfig extends CommonEnv {
-  /** Base of verification_uri: where people reach the gateway. */
+  /**
+   * Base of verification_uri: where people reach the gateway. The local identity provider
+   * refuses to run when its host is not a loopback name.
+   */
   @IsUrl(HTTP_URL)
   PUBLIC_BASE_URL: string = 'http://127.0.0.1:8080';
 
@@ -32,31 +35,43 @@ export class AuthServiceConfig extends CommonEnv {
   )
   GATEWAY_HOST: string = '127.0.0.1';
 
-  /** The identity provider behind the device flow. */
+  /**
+   * The identity provider behind the device flow: `local` (the /device page signs in
+   * whoever reaches it) or `github` (GitHub's device flow, proxied; needs GITHUB_CLIENT_ID).
+   */
   @IsIn(['local', 'github'])
   IDENTITY_PROVIDER: string = 'local';
 
-  /** Client id of the GitHub OAuth app whose device flow the github provider proxies. */
+  /**
+   * Client id of the GitHub OAuth app whose device flow the github provider proxies (the
+   * app has the device flow enabled; no client secret is needed).
+   */
   @ValidateIf((config: AuthServiceConfig) => config.IDENTITY_PROVIDER === 'github')
   @IsNotEmpty({ message: 'is required when IDENTITY_PROVIDER is github' })
   @Matches(/^[A-Za-z0-9._-]+$/, { message: 'must be the client id of a GitHub OAuth app' })
   GITHUB_CLIENT_ID?: string;
 
-  /** Where GitHub's /login/device/code and /login/oauth/access_token live. */
+  /**
+   * Where GitHub's /login/device/code and /login/oauth/access_token live (GitHub Enterprise
+   * Server: the server).
+   */
   @IsUrl(HTTP_URL)
   GITHUB_BASE_URL: string = 'https://github.com';
 
-  /** Where GitHub's REST API (/user, /user/emails) lives. */
+  /**
+   * Where GitHub's REST API (/user, /user/emails) lives (GitHub Enterprise Server: its
+   * /api/v3).
+   */
   @IsUrl(HTTP_URL)
   GITHUB_API_URL: string = 'https://api.github.com';
 
-  /** expires_in of a local device request. */
+  /** `expires_in` of a local device request, in seconds. */
   @IsInt()
   @Min(10)
   @Max(3600)
   DEVICE_CODE_TTL_SECONDS: number = 900;
 
-  /** interval of a local device request. */
+  /** `interval` of a local device request, in seconds. */
   @IsInt()
   @Min(1)
   @Max(60)
@@ -67,12 +82,12 @@ export class AuthServiceConfig extends CommonEnv {
   @Min(1)
   DEVICE_WRONG_CODE_LIMIT: number = 10;
 
-  /** The window of DEVICE_WRONG_CODE_LIMIT. */
+  /** The window of DEVICE_WRONG_CODE_LIMIT, in seconds. */
   @IsInt()
   @Min(1)
   DEVICE_WRONG_CODE_WINDOW_SECONDS: number = 900;
 
-  /** Lifetime of an access token. */
+  /** Lifetime of an access token, in days. */
   @IsInt()
   @Min(1)
   @Max(3650)
@@ -86,8 +101,8 @@ export class AuthServiceConfig extends CommonEnv {
   LOCAL_IDP_ALLOWED_LOGINS?: string;
 
   /**
-   * Run the local identity provider beyond loopback anyway (README.md, "Running it for
-   * other people").
+   * Run the local identity provider although PUBLIC_BASE_URL's host or GATEWAY_HOST is beyond
+   * loopback, with a warning at every start (docs/operating.md#before-others-reach-it).
    */
   // Read from the raw value: implicit conversion would make the string 'false' true.
   @Transform(({ obj }: { obj: Record<string, unknown> }) => {
@@ -97,15 +112,19 @@ export class AuthServiceConfig extends CommonEnv {
   @IsBoolean({ message: 'must be true or false' })
   LOCAL_IDP_INSECURE: boolean = false;
 
-  /** Seconds between two sweeps of expired device requests, wrong codes and tokens. */
+  /**
+   * Seconds between two sweeps, which delete expired device requests, old wrong-code records,
+   * and tokens expired or revoked a day ago.
+   */
   @IsInt()
   @Min(1)
   @Max(86_400)
   AUTH_SWEEP_INTERVAL_SECONDS: number = 3600;
 
   /**
-   * How often the tokens used since the last time get their last_used_at written, in one
-   * statement (gateways look a token up at most every 10 s; the list may lag a minute).
+   * How often, in seconds, the tokens used since the last time get their last_used_at (of
+   * GET /auth/tokens) written, in one statement (gateways look a token up at most every 10 s;
+   * the list may lag a minute).
    */
   @IsInt()
   @Min(1)

@@ -27,7 +27,7 @@ import {
 const withKubernetes = (config: ProvisionerConfig): boolean =>
   config.DATABASE_DRIVER === 'kubernetes';
 
-/** database-provisioner settings (see .env.example). */
+/** database-provisioner settings (docs/configuration.md#database-provisioner). */
 export class ProvisionerConfig extends CommonEnv {
   /**
    * The platform that runs the servers: `local` (this host) or `kubernetes` (a
@@ -40,7 +40,10 @@ export class ProvisionerConfig extends CommonEnv {
   @IsIn(['local', 'kubernetes'])
   DATABASE_DRIVER: 'local' | 'kubernetes' = 'local';
 
-  /** `region=namespace,...`: the namespace of each region's Clusters; every region needs one. */
+  /**
+   * `region=namespace,...`: the namespace of each region's Clusters; every region of REGIONS
+   * needs one (checked at start: the log and /readyz).
+   */
   @ValidateIf(withKubernetes)
   @IsDefined({ message: 'required with DATABASE_DRIVER=kubernetes' })
   @Matches(NAMESPACES_LIST, {
@@ -49,13 +52,19 @@ export class ProvisionerConfig extends CommonEnv {
   })
   KUBERNETES_NAMESPACES?: string;
 
-  /** Where the deployment CA's Secret lives; default: the provisioner pod's own namespace. */
+  /**
+   * Where the deployment CA's Secret (`pgcloud-ca`) lives; default: the provisioner pod's own
+   * namespace, so it is required outside a pod.
+   */
   @ValidateIf(withKubernetes)
   @IsOptional()
   @Matches(NAMESPACE_NAME, { message: 'must be a namespace name' })
   KUBERNETES_CA_NAMESPACE?: string;
 
-  /** How databases are reached: inside the cluster only, or through a cloud load balancer. */
+  /**
+   * Each database's Service: reached inside the cluster only, or through a cloud load
+   * balancer (an address per database).
+   */
   @ValidateIf(withKubernetes)
   @IsIn(['ClusterIP', 'LoadBalancer'])
   KUBERNETES_SERVICE_TYPE: 'ClusterIP' | 'LoadBalancer' = 'ClusterIP';
@@ -71,13 +80,16 @@ export class ProvisionerConfig extends CommonEnv {
   @Matches(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, { message: 'must be a StorageClass name' })
   KUBERNETES_STORAGE_CLASS?: string;
 
-  /** How long a new or restarted Cluster may take to be ready (pods scheduled, volume bound). */
+  /**
+   * How long, in seconds, a new or restarted Cluster may take to be ready (pods scheduled,
+   * volume bound).
+   */
   @ValidateIf(withKubernetes)
   @IsInt()
   @Min(1)
   KUBERNETES_READY_TIMEOUT_SECONDS: number = 600;
 
-  /** How long a restore's Job may take to build the data (6 hours). */
+  /** How long a restore's Job may take to build the data, in seconds (6 hours). */
   @ValidateIf(withKubernetes)
   @IsInt()
   @Min(1)
@@ -120,21 +132,31 @@ export class ProvisionerConfig extends CommonEnv {
   @IsIP(undefined, { message: 'must be one IP address, such as 127.0.0.1 or 0.0.0.0' })
   DATABASE_LISTEN_ADDRESS: string = '127.0.0.1';
 
-  /** Ports for local servers, `first-last`. */
+  /** Ports for local servers, `first-last`, within 1024-65535. */
   @Matches(/^\d{2,5}-\d{2,5}$/, { message: 'must be first-last, such as 20000-20999' })
   DATABASE_PORT_RANGE: string = '20000-20999';
 
-  /** 32 bytes, base64: seals database passwords at rest (AES-256-GCM). */
+  /**
+   * 32 bytes, base64 (`openssl rand -base64 32`): seals database passwords at rest
+   * (AES-256-GCM). Unset: one is generated under DATA_DIR/keys/.
+   */
   @IsOptional()
   @IsString()
   ENCRYPTION_KEY?: string;
 
+  /** Databases a project may have on the Free tier. */
   @IsInt() @Min(1) FREE_MAX_DATABASES_PER_PROJECT: number = 3;
+  /** The most vCPUs a Free-tier database may have. */
   @IsNumber() @Min(0.25) FREE_MAX_CPU: number = 1;
+  /** The most memory a Free-tier database may have, in GiB. */
   @IsNumber() @Min(0.25) FREE_MAX_MEMORY: number = 2;
+  /** The most storage a Free-tier database may have, in GiB. */
   @IsNumber() @Min(1) FREE_MAX_STORAGE: number = 10;
 
-  /** How often running databases are checked by connecting, and restarted when down. */
+  /**
+   * How often, in seconds, running databases are checked by connecting, and restarted when
+   * down.
+   */
   @IsInt()
   @Min(1)
   @Max(3600)
@@ -151,6 +173,7 @@ export class ProvisionerConfig extends CommonEnv {
   @Max(100)
   STORAGE_FENCE_GRACE_PERCENT: number = 10;
 
+  /** The least grace of the storage fence, in MiB, whatever STORAGE_FENCE_GRACE_PERCENT gives. */
   @IsInt()
   @Min(0)
   @Max(1_048_576)
@@ -166,18 +189,25 @@ export class ProvisionerConfig extends CommonEnv {
   @Max(90)
   DATA_DIR_MIN_FREE_PERCENT: number = 10;
 
-  /** How long a cleanup window lifts the fence, and how often one can be opened. */
+  /**
+   * How long, in seconds, a cleanup window (POST .../storage/cleanup) lifts the fence
+   * (docs/api/databases.md#cleanup).
+   */
   @IsInt()
   @Min(1)
   @Max(86_400)
   STORAGE_CLEANUP_WINDOW_SECONDS: number = 900;
 
+  /** How often a database's cleanup window can be opened: once per this many seconds. */
   @IsInt()
   @Min(1)
   @Max(86_400)
   STORAGE_CLEANUP_COOLDOWN_SECONDS: number = 3600;
 
-  /** How long a server without a record stays quarantined before it is deleted (7 days). */
+  /**
+   * How long, in seconds, a server without a record stays quarantined (stopped, under
+   * DATA_DIR/local/quarantine) before it is deleted (7 days).
+   */
   @IsInt()
   @Min(1)
   QUARANTINE_GRACE_SECONDS: number = 604_800;
@@ -190,7 +220,10 @@ export class ProvisionerConfig extends CommonEnv {
   @Min(0)
   QUARANTINE_MAX_SERVERS: number = 3;
 
-  /** How long a job's lease lasts: after a crash, its work resumes within this. */
+  /**
+   * How long a job's lease lasts, in seconds, renewed every third of it: a worker that cannot
+   * renew stops the job's step before it lapses; after a crash, its work resumes within this.
+   */
   @IsInt()
   @Min(2)
   @Max(600)

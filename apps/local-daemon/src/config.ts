@@ -4,7 +4,7 @@ import { ConfigError, validateEnv } from '@pgcloud/config';
 import { pgBinDir } from '@pgcloud/postgres';
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 
-/** local-daemon settings (see .env.example and the README, "Local daemon"). */
+/** local-daemon settings (docs/configuration.md#local-daemon; the API: docs/api/local-daemon.md). */
 export class DaemonConfig {
   /** The daemon's HTTP port; it listens on 127.0.0.1 only. */
   @IsInt()
@@ -12,17 +12,26 @@ export class DaemonConfig {
   @Max(65535)
   DAEMON_PORT: number = 5480;
 
-  /** The bearer token's file; default `$XDG_CONFIG_HOME/pgcloud/daemon.token`. */
+  /**
+   * The bearer token's file, written on first start (mode 0600); default
+   * `$XDG_CONFIG_HOME/pgcloud/daemon.token`.
+   */
   @IsOptional()
   @IsString()
   DAEMON_TOKEN_FILE?: string;
 
-  /** An existing PostgreSQL server to manage, instead of the embedded one. */
+  /**
+   * An existing PostgreSQL server to manage, instead of the embedded one, as the URL's role
+   * (which needs CREATEDB).
+   */
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
   DAEMON_DATABASE_URL?: string;
 
-  /** Where the embedded server lives; default `$XDG_DATA_HOME/pgcloud`. */
+  /**
+   * Where the embedded server lives; default `$XDG_DATA_HOME/pgcloud` (`DATA_DIR/daemon`
+   * under `npm run up`). PostgreSQL's OS user must reach it.
+   */
   @IsOptional()
   @IsString()
   DAEMON_DATA_DIR?: string;
@@ -47,15 +56,19 @@ export class DaemonConfig {
   @Matches(/^[a-z_][a-z0-9_-]*$/, { message: 'must be an OS user name' })
   PG_OS_USER: string = 'postgres';
 
+  /** The XDG base directory of the token file's default; unset or relative: `$HOME/.config`. */
   @IsOptional() @IsString() XDG_CONFIG_HOME?: string;
+  /** The XDG base directory of the data's default; unset or relative: `$HOME/.local/share`. */
   @IsOptional() @IsString() XDG_DATA_HOME?: string;
+  /** The home directory under which the XDG defaults lie; unset: the OS user's. */
   @IsOptional() @IsString() HOME?: string;
 
+  /** The least severe level logged: it and every level more severe. */
   @IsString()
   @IsIn(['error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL: string = 'log';
 
-  /** `auto`: pretty text on a terminal, one JSON object per line anywhere else. */
+  /** `json`: one object per line; `pretty`: text; `auto`: text on a terminal, JSON elsewhere. */
   @IsIn(['auto', 'json', 'pretty'])
   LOG_FORMAT: string = 'auto';
 

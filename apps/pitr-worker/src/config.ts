@@ -3,7 +3,7 @@ import { StorageEnv, validateEnv } from '@pgcloud/config';
 import { pgBinDir } from '@pgcloud/postgres';
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
-/** pitr-worker settings (see .env.example). */
+/** pitr-worker settings (docs/configuration.md#pitr-worker). */
 export class PitrWorkerConfig extends StorageEnv {
   /** PostgreSQL's client binaries (pg_receivewal); default: where `pg_config --bindir` says. */
   @IsOptional()
@@ -23,13 +23,19 @@ export class PitrWorkerConfig extends StorageEnv {
   @IsString()
   PITR_SPOOL_DIR?: string;
 
-  /** How often the segment being written is uploaded and the recovery window advanced. */
+  /**
+   * How often, in seconds, the segment being written is uploaded and the recovery window
+   * advanced.
+   */
   @IsInt()
   @Min(1)
   @Max(60)
   PITR_FLUSH_INTERVAL_SECONDS: number = 1;
 
-  /** How long a replica's claim on a receiver lasts; a dead replica's receivers move after it. */
+  /**
+   * How long a replica's claim on a receiver lasts, in seconds; a dead replica's receivers
+   * move after it.
+   */
   @IsInt()
   @Min(3)
   @Max(600)
@@ -41,19 +47,22 @@ export class PitrWorkerConfig extends StorageEnv {
   @Max(1000)
   PITR_MAX_RECEIVERS: number = 50;
 
-  /** How often the retention sweep runs (one replica per round). */
+  /** How often the retention sweep runs, in seconds (one replica per round). */
   @IsInt()
   @Min(1)
   @Max(86_400)
   PITR_SWEEP_INTERVAL_SECONDS: number = 60;
 
-  /** How long one day of retention_days lasts: 86400; shorten it for trials. */
+  /** How long one day of retention_days lasts, in seconds: 86400; shorten it for trials. */
   @IsInt()
   @Min(1)
   @Max(86_400)
   PITR_RETENTION_DAY_SECONDS: number = 86_400;
 
-  /** How long after a disable PITR cannot be enabled again (each enable takes a base backup). */
+  /**
+   * How long, in seconds, after a disable PITR cannot be enabled again (409 COOLDOWN_ACTIVE;
+   * each enable takes a base backup).
+   */
   @IsInt()
   @Min(0)
   @Max(86_400)

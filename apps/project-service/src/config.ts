@@ -2,7 +2,7 @@ import { CommonEnv, parsePairs, validateEnv } from '@pgcloud/config';
 import type { TierLimits } from '@pgcloud/messaging';
 import { IsInt, Matches, Min } from 'class-validator';
 
-/** project-service settings (see .env.example). */
+/** project-service settings (docs/configuration.md#project-service). */
 export class ProjectServiceConfig extends CommonEnv {
   /** The deployment's regions, `id=name` separated by commas; the first is the default. */
   @Matches(/^\s*[a-z0-9-]+\s*(=[^,]+)?(,\s*[a-z0-9-]+\s*(=[^,]+)?)*\s*$/, {
@@ -11,7 +11,10 @@ export class ProjectServiceConfig extends CommonEnv {
   })
   REGIONS: string = 'local=This host';
 
-  /** Projects per account on the Free tier (docs/api/projects.md). */
+  /**
+   * Projects per account on the Free tier; one more answers 403 QUOTA_EXCEEDED
+   * (docs/api/projects.md).
+   */
   @IsInt()
   @Min(1)
   PROJECT_LIMIT_FREE: number = 5;

@@ -31,7 +31,7 @@ function brokerUsersProblem(value: string): string {
 
 /** Settings every pgcloud service shares: the broker, the metadata database, logging. */
 export class CommonEnv {
-  /** AMQP URL of RabbitMQ. */
+  /** AMQP URL of RabbitMQ; its `guest` login is refused unless the broker is on loopback. */
   @Matches(/^amqps?:\/\//, { message: 'must be an amqp:// or amqps:// URL' })
   @ValidateBy({
     name: 'guestOnlyOnLoopback',
@@ -46,7 +46,7 @@ export class CommonEnv {
   /**
    * Which app each broker login is, `login=app` pairs separated by commas: a service answers
    * a message only from the apps its pattern allows, told by the login RabbitMQ vouches
-   * for. Empty: each app's login is its own name.
+   * for (docs/architecture.md#calls-and-events). Empty: each app's login is its own name.
    */
   @ValidateBy({
     name: 'brokerUsers',
@@ -63,7 +63,11 @@ export class CommonEnv {
   })
   RMQ_QUEUE_PREFIX: string = 'pgcloud';
 
-  /** How long a caller waits for a service's answer before SERVICE_UNAVAILABLE. */
+  /**
+   * How long a caller waits for a service's answer before SERVICE_UNAVAILABLE, in
+   * milliseconds: the longest a request the gateway forwards takes, each service it reaches
+   * nesting its own calls within what is left.
+   */
   @IsInt()
   @Min(100)
   @Max(120_000)
@@ -97,11 +101,12 @@ export class CommonEnv {
   )
   MANAGEMENT_HOST: string = '127.0.0.1';
 
+  /** The least severe level logged: it and every level more severe. */
   @IsString()
   @IsIn(['error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL: string = 'log';
 
-  /** `auto`: pretty text on a terminal, one JSON object per line anywhere else. */
+  /** `json`: one object per line; `pretty`: text; `auto`: text on a terminal, JSON elsewhere. */
   @IsIn(['auto', 'json', 'pretty'])
   LOG_FORMAT: string = 'auto';
 }

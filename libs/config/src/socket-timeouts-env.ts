@@ -1,7 +1,10 @@
 import { IsInt, Max, Min } from 'class-validator';
 import { validateEnv } from './validate-env.js';
 
-/** The socket timeouts of an HTTP server that faces clients (the gateway's, the daemon's). */
+/**
+ * The socket timeouts, in milliseconds, of an HTTP server that faces clients (the gateway's,
+ * the daemon's).
+ */
 export class SocketTimeoutsEnv {
   /** A client's whole request head must arrive within this; then 408 and the socket closes. */
   @IsInt()
