@@ -10,7 +10,7 @@ import { configPath, credentialsPath, readJsonFile } from './settings-files.js';
 /** The API of `npm run up` on this machine, when nothing names another. */
 export const DEFAULT_API_URL = 'http://127.0.0.1:8080';
 
-/** The options every command takes (README "Command line"). */
+/** The options every command takes (docs/cli.md). */
 export interface CommonOptions {
   json?: boolean;
   quiet?: boolean;
@@ -144,7 +144,7 @@ export function withCommonOptions(
 
 /**
  * Runs a command's work with its context, printing any error in the chosen output and
- * setting the exit code the README gives ("Command line"). Positional arguments come first,
+ * setting the exit code docs/cli.md gives. Positional arguments come first,
  * as commander passes them.
  */
 export function runs<Args extends string[]>(

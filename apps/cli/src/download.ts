@@ -36,7 +36,7 @@ export function refuseExisting(target: string, force: boolean | undefined): void
 /**
  * Streams `url` into a temporary file beside the target (`.<name>.part-<random>`), hashing
  * as it goes, and renames it to the target only when the SHA-256 matches
- * (README "Command line"). On a mismatch, or any other failure, the temporary file
+ * (docs/cli.md). On a mismatch, or any other failure, the temporary file
  * is removed and the target is left as it was. Answers the number of bytes written.
  */
 export async function downloadVerified(download: VerifiedDownload): Promise<number> {

@@ -5,7 +5,7 @@ import { CliError, EXIT, exitCodeOf } from './exit-codes.js';
 
 const apiError = (status: number, code: string) => new ApiError(status, code, code, 'req');
 
-describe('exitCodeOf (README "Command line")', () => {
+describe('exitCodeOf (docs/cli.md)', () => {
   it('maps API errors: 3 auth, 4 not found, 5 conflict or quota, 6 unavailable, 2 validation', () => {
     const cases: [ApiError, number][] = [
       [apiError(401, 'AUTH_REQUIRED'), EXIT.auth],

@@ -1,6 +1,6 @@
 import { ApiError, ApiUnreachableError } from '@pgcloud/api-client';
 
-/** The exit codes the README gives ("Command line"). */
+/** The exit codes docs/cli.md gives. */
 export const EXIT = {
   ok: 0,
   error: 1,

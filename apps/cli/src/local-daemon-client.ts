@@ -5,7 +5,7 @@ import type { LocalDatabaseDetail, LocalDatabaseList, LocalDeleted } from '@pgcl
 import { CliError, EXIT } from './exit-codes.js';
 import { configDirectory } from './settings-files.js';
 
-/** Where `npm run daemon` listens unless told otherwise (README "Local daemon"). */
+/** Where `npm run daemon` listens unless told otherwise (docs/api/local-daemon.md). */
 export const DEFAULT_DAEMON_URL = 'http://127.0.0.1:5480';
 
 export type {

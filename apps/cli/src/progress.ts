@@ -34,7 +34,7 @@ export function formatSeconds(seconds: number): string {
 }
 
 /**
- * Shows long work on stderr (README "Command line"): on a terminal, one live line
+ * Shows long work on stderr (docs/cli.md): on a terminal, one live line
  * with a spinner, the phase, bytes and ETA; otherwise a plain line at each new phase and
  * at every tenth of the bytes. Nothing with `--quiet`.
  */

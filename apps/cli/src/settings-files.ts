@@ -17,7 +17,7 @@ export interface CliConfig {
   project?: string;
 }
 
-/** `$XDG_CONFIG_HOME/pgcloud` (default `~/.config/pgcloud`), as README "Command line" says. */
+/** `$XDG_CONFIG_HOME/pgcloud` (default `~/.config/pgcloud`), as docs/cli.md says. */
 export function configDirectory(env: NodeJS.ProcessEnv = process.env): string {
   const base = env['XDG_CONFIG_HOME'] || join(env['HOME'] || homedir(), '.config');
   return join(base, 'pgcloud');

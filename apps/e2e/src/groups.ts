@@ -107,6 +107,7 @@ export const E2E_GROUPS: readonly E2eGroup[] = [
       'partial-stack',
       'local-idp-gate',
       'github-provider',
+      'readme-quick-start',
     ],
   },
   {
@@ -158,6 +159,7 @@ const SUITE_AREAS: Readonly<Record<string, readonly string[]>> = {
   containers: ['deploy'],
   fuzz: ['gateway'],
   'cli-local': ['daemon'],
+  'readme-quick-start': ['cli', 'docs'],
 };
 
 /** An area as paths and suite names spell it: `restores` and `restore` are one area. */

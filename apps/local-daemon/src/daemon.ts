@@ -11,7 +11,7 @@ import { ensureSecretFile, loadSocketTimeouts } from '@pgcloud/config';
 import { ManagedServer, openServerAccess } from './server/managed-server.js';
 
 /**
- * The daemon listens on loopback only (README "Local daemon"); there is no setting for
+ * The daemon listens on loopback only (docs/api/local-daemon.md); there is no setting for
  * it.
  */
 export const DAEMON_HOST = '127.0.0.1';

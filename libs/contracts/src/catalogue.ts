@@ -14,7 +14,7 @@ export interface RpcDef<TRequest extends object, TResponse> {
   readonly request: MessageClass<TRequest>;
   /**
    * The apps whose broker logins may send it; the service refuses anyone else before
-   * reading the message (README, "Trust between services").
+   * reading the message (docs/operating.md#between-the-services).
    */
   readonly senders: readonly AppName[];
   /** Never set: carries the answer's type to the client. */

@@ -10,7 +10,10 @@ import { ServiceClient } from './service-client.js';
 
 /** Which services a process calls, and how. */
 export interface RpcClientOptions {
-  /** The services this process may call: the call graph's edges from it (README). */
+  /**
+   * The services this process may call: the call graph's edges from it
+   * (docs/architecture.md#calls-and-events).
+   */
   calls: readonly ServiceName[];
   /** Requests wait for answers this long at most (RPC_TIMEOUT_MS). */
   timeoutMs: number;

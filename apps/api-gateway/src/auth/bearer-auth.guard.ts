@@ -17,7 +17,7 @@ import { TokenLookup } from './token-lookup.js';
  * its address's failed-authentication bucket, so a flood of made-up tokens meets 429
  * without costing auth-service a lookup each; a token that turns out valid is refunded,
  * so it never pays an IP bucket, and a signed-in user is never limited by its neighbours'
- * requests (README, "Running it for other people"). An auth-service that does not answer is
+ * requests (docs/operating.md#before-others-reach-it). An auth-service that does not answer is
  * SERVICE_UNAVAILABLE, never a 401.
  */
 @Injectable()

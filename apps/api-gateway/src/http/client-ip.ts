@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
 export type ClientRequest = Pick<IncomingMessage, 'headers' | 'socket'>;
 
 /**
- * The client's address (README.md, "Running it for other people", TRUST_PROXY): the
+ * The client's address (docs/operating.md#before-others-reach-it, TRUST_PROXY): the
  * socket's, or behind `trustedProxies` proxies the address the outermost of them saw, which
  * is the `trustedProxies`-th X-Forwarded-For entry from the right. Entries further left
  * are the client's own words. With fewer entries than proxies, the leftmost one is the

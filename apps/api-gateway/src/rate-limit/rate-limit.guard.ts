@@ -8,8 +8,8 @@ import { IS_PUBLIC } from '../http/route-flags.js';
 import { RateLimiter } from './rate-limiter.js';
 
 /**
- * Runs after the bearer guard and keeps the README's order ("Running it for other
- * people"): a request without a valid token spends from its IP's bucket (429) before it is
+ * Runs after the bearer guard and keeps the order of docs/api/errors.md#rate-limits: a
+ * request without a valid token spends from its IP's bucket (429) before it is
  * refused (401), unless its bad token paid its address's failed-authentication bucket
  * already; a signed-in one spends from its user's bucket, sized by tier, and never from
  * an IP's. A signed-in user's read, far from its limit, spends while it is answered

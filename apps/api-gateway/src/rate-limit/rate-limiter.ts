@@ -14,11 +14,11 @@ import { REFUND } from './token-bucket.js';
 const REMEMBERED_USERS = 10_000;
 
 /**
- * Spends one token of the caller's bucket (README, "Running it for other people"): the user's, sized by
- * tier, or the client IP's for anyone without a valid token; sets the X-RateLimit headers
- * and refuses an empty bucket with RATE_LIMIT_EXCEEDED and Retry-After. Tokens the gateway
- * does not know yet pay into a bucket of their own per address, the failed
- * authentications', which a valid one is refunded.
+ * Spends one token of the caller's bucket (docs/operating.md#before-others-reach-it): the user's,
+ * sized by tier, or the client IP's for anyone without a valid token; sets the X-RateLimit headers
+ * and refuses an empty bucket with RATE_LIMIT_EXCEEDED and Retry-After. Tokens the gateway does not
+ * know yet pay into a bucket of their own per address, the failed authentications', which a valid
+ * one is refunded.
  */
 @Injectable()
 export class RateLimiter {

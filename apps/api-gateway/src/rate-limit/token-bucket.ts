@@ -20,10 +20,10 @@ export interface BucketDecision {
 }
 
 /**
- * Takes one token at `nowMs` (README, "Running it for other people"): the bucket refills continuously at
- * perMinute/60 a second up to burst; a request is admitted when a whole token is there.
- * `REFUND` gives one back instead (never past the burst), for a request that turned out
- * not to be the bucket's to pay.
+ * Takes one token at `nowMs` (docs/operating.md#before-others-reach-it): the bucket refills
+ * continuously at perMinute/60 a second up to burst; a request is admitted when a whole token is
+ * there. `REFUND` gives one back instead (never past the burst), for a request that turned out not
+ * to be the bucket's to pay.
  */
 export function takeToken(
   state: BucketState | undefined,

@@ -15,7 +15,7 @@ export type LocalIdpGateVerdict =
 
 /**
  * The local identity provider signs in whoever reaches /device, so it may run only where
- * nobody else can reach the gateway (README.md, "Running it for other people"):
+ * nobody else can reach the gateway (docs/operating.md#before-others-reach-it):
  * PUBLIC_BASE_URL's host is a loopback name and the gateway listens on loopback only.
  * LOCAL_IDP_INSECURE=true is the operator saying they mean it anyway (a private network, a
  * tunnel); that is worth a warning at every start, since nothing else would remind them.

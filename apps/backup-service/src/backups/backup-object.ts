@@ -6,12 +6,12 @@ export function baseBackupPrefix(projectId: string, databaseId: string): string 
   return `projects/${projectId}/databases/${databaseId}/base/`;
 }
 
-/** The object key of one base backup (README, "Backups"). */
+/** The object key of one base backup (docs/api/backups.md). */
 export function baseBackupKey(projectId: string, databaseId: string, backupId: string): string {
   return `${baseBackupPrefix(projectId, databaseId)}${backupId}.tar.zst`;
 }
 
-/** The file name a download is saved under (README, "Backups"). */
+/** The file name a download is saved under (docs/api/backups.md). */
 export function downloadFileName(databaseName: string, backupId: string): string {
   return `${databaseName}-${backupId}.tar.zst`;
 }

@@ -32,7 +32,7 @@ import { COUNTED_STATUSES } from './manual-backup-quota.js';
 // A restore attempt fetches the archive at once; a retry asks for a new link.
 const RESTORE_LINK_SECONDS = 3600;
 
-/** The backups of a database: list, take, show, download, delete (README, "Backups"). */
+/** The backups of a database: list, take, show, download, delete (docs/api/backups.md). */
 @Injectable()
 export class BackupsService {
   private readonly logger = new Logger(BackupsService.name);
@@ -61,7 +61,7 @@ export class BackupsService {
   async create(ctx: RequestContext, ref: DatabaseRef): Promise<CreatedBackup> {
     const ownerId = requireUser(ctx);
     const database = await this.rpc.call(DATABASE_PATTERNS.get, ctx, ref);
-    // Quota (403) before state (409), README, "Backups"; insert counts again under a
+    // Quota (403) before state (409), docs/api/backups.md; insert counts again under a
     // lock.
     this.assertQuota(ctx, await this.keptManual(database.id));
     assertRunning(database);

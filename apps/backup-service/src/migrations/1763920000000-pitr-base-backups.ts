@@ -5,7 +5,7 @@ const OLD_RULE = `CHECK ((type = 'automated') = (schedule_slot IS NOT NULL))`;
 const NEW_RULE = `CHECK (schedule_slot IS NULL OR type = 'automated')`;
 
 /**
- * PITR's base backups are `automated` with no schedule slot (README, "Backups"): a
+ * PITR's base backups are `automated` with no schedule slot (docs/api/backups.md): a
  * slot still means automated, but automated no longer means a slot.
  */
 export class PitrBaseBackups1763920000000 implements MigrationInterface {

@@ -6,7 +6,7 @@ import { BackupServiceConfig } from '../config.js';
 import { expiryOf } from './backup-schedule.js';
 
 /**
- * When automated backups expire, by their owners' tiers (README, "Backups"): the
+ * When automated backups expire, by their owners' tiers (docs/api/backups.md): the
  * schedule's and PITR's base backups alike.
  */
 @Injectable()

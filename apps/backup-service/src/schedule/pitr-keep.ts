@@ -11,7 +11,7 @@ export interface ExpiredBackup {
 }
 
 /**
- * Whether PITR still needs an expired backup (README, "Backups"). `keepFrom` is
+ * Whether PITR still needs an expired backup (docs/api/backups.md). `keepFrom` is
  * pitr-worker's answer: per database, the time from which its window needs backups. One
  * completed at or after it stays, and so does one not completed but created at or after
  * it. A time that cannot be read keeps every backup of its database: one wrongly kept is

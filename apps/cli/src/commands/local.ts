@@ -11,7 +11,7 @@ import {
 import { renderFields, renderTable } from '../output.js';
 import { formatBytes } from '../progress.js';
 
-/** `local list|create|get|delete`: databases of the local daemon (README "Local daemon"). */
+/** `local list|create|get|delete`: databases of the local daemon (docs/api/local-daemon.md). */
 export function registerLocalCommands(program: Command): void {
   const local = program
     .command('local')

@@ -34,7 +34,7 @@ import { assertProjectNotDeleted, lockProject } from './deleted-projects.js';
 import { allocatePort } from './port-allocator.js';
 import { DEFAULT_CONFIG, assertWithinTier } from './tier-limits.js';
 
-/** Databases of a project: create, show, connect, delete (README "Databases"). */
+/** Databases of a project: create, show, connect, delete (docs/api/databases.md). */
 @Injectable()
 export class DatabasesService {
   private readonly logger = new Logger(DatabasesService.name);

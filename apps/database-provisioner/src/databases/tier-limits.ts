@@ -2,7 +2,7 @@ import type { DatabaseConfig, Tier } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
 
 /**
- * The Free tier's ceilings (README "Databases"); Pro has none beyond the general
+ * The Free tier's ceilings (docs/api/databases.md); Pro has none beyond the general
  * bounds.
  */
 export interface FreeTierLimits {

@@ -11,7 +11,7 @@ export interface ServerSpec {
   port: number;
   /** The database's region: where a platform with places puts the server. */
   region: string;
-  /** The application database and its login role carry this name (README "Databases"). */
+  /** The application database and its login role carry this name (docs/api/databases.md). */
   databaseName: string;
   /** The login role's password; reaches the server only as a SCRAM verifier. */
   password: string;

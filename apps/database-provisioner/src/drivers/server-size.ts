@@ -9,9 +9,9 @@ export function tempFileLimitKb(storageGib: number): number {
 }
 
 /**
- * Maps a database's size (README "Databases") to PostgreSQL settings: memory to shared_buffers (25%) and effective_cache_size (75%), cpu to
- * parallel workers, storage to temp_file_limit. The storage limit itself is watched by
- * the provisioner (storage/storage-limit.ts).
+ * Maps a database's size (docs/api/databases.md) to PostgreSQL settings: memory to shared_buffers
+ * (25%) and effective_cache_size (75%), cpu to parallel workers, storage to temp_file_limit. The
+ * storage limit itself is watched by the provisioner (storage/storage-limit.ts).
  */
 export function sizeSettings(config: DatabaseConfig): Record<string, SettingValue> {
   const memoryMb = Math.floor(config.memory * 1024);

@@ -34,10 +34,10 @@ const CANCEL_POLL_MS = 500;
 const HELD_BACK_MS = 60_000;
 
 /**
- * Runs restores as jobs with leases (README "Restores"): the live server goes on hold
- * (read-only whatever its clients send), the restored data is built and checked beside
- * it, then swapped in with the same port and credentials. A crash resumes the job; a
- * failure puts the old data back, off hold.
+ * Runs restores as jobs with leases (docs/architecture.md#restores-inside): the live server goes on
+ * hold (read-only whatever its clients send), the restored data is built and checked beside it,
+ * then swapped in with the same port and credentials. A crash resumes the job; a failure puts the
+ * old data back, off hold.
  */
 @Injectable()
 export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdown {

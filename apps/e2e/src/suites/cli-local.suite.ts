@@ -8,7 +8,7 @@ import { sql } from '../support/local-daemon.js';
 import { sharedDaemon } from '../support/shared-daemon.js';
 
 /**
- * `pgcloud local` against the local daemon (README "Local daemon" and "Command line"): the
+ * `pgcloud local` against the local daemon (docs/api/local-daemon.md and docs/cli.md): the
  * daemon's address and token file as a user's environment names them.
  */
 describe('pgcloud local: the daemon from the command line', () => {

@@ -61,7 +61,7 @@ describe('local daemon: databases from templates', () => {
     expectData(await api.delete('/databases/blank'), 200);
   });
 
-  it('counts the template exactly as README "Local daemon" says', async () => {
+  it('counts the template exactly as docs/api/local-daemon.md says', async () => {
     const shown = expectData<LocalDatabaseDetail>(await api.get('/databases/shop-template'), 200);
     assert.deepEqual(counts(shown), TEMPLATE_COUNTS);
     assert.equal(shown.createdAt, template.createdAt);

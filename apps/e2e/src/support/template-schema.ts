@@ -1,5 +1,5 @@
 /**
- * A template with one of everything README "Local daemon" counts, and things it must
+ * A template with one of everything docs/api/local-daemon.md counts, and things it must
  * not count. Built by the login role, as a user would.
  */
 export const TEMPLATE_SQL = `
@@ -46,7 +46,7 @@ export const TEMPLATE_SQL = `
 `;
 
 /**
- * What README "Local daemon" counts in that template:
+ * What docs/api/local-daemon.md counts in that template:
  * - tables: customers, items, events (partitioned) and its two partitions;
  * - views: customer_emails and the materialized item_names;
  * - functions: email_digest and add_item; not pgcrypto's (the extension owns them),

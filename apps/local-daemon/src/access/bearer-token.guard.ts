@@ -4,7 +4,7 @@ import { DomainError } from '@pgcloud/contracts';
 import type { Request } from 'express';
 import { AccessToken } from './access-token.js';
 
-/** Every route needs the daemon's token (README "Local daemon"). */
+/** Every route needs the daemon's token (docs/api/local-daemon.md). */
 @Injectable()
 export class BearerTokenGuard implements CanActivate {
   constructor(private readonly token: AccessToken) {}

@@ -3,7 +3,7 @@ import type { LocalDatabaseDetail, LocalDatabaseList, LocalDeleted } from '@pgcl
 import { CreateLocalDatabaseDto } from '@pgcloud/contracts';
 import { LocalDatabasesService } from './local-databases.service.js';
 
-/** The local daemon's API (README "Local daemon"). */
+/** The local daemon's API (docs/api/local-daemon.md). */
 @Controller('databases')
 export class LocalDatabasesController {
   constructor(private readonly databases: LocalDatabasesService) {}

@@ -30,7 +30,7 @@ const PG_ERRORS = {
   duplicateDatabase: '42P04',
 };
 
-/** The local daemon's rules for its databases (README "Local daemon"). */
+/** The local daemon's rules for its databases (docs/api/local-daemon.md). */
 @Injectable()
 export class LocalDatabasesService {
   private readonly hidden: readonly string[];

@@ -25,7 +25,7 @@ export interface ServerAccess {
   close(): Promise<void>;
 }
 
-/** Connection details of `database` for clients (README "Local daemon"). */
+/** Connection details of `database` for clients (docs/api/local-daemon.md). */
 export function connectionDetails(login: ServerLogin, database: string): LocalConnection {
   const host = isIP(login.host) === 6 ? `[${login.host}]` : login.host;
   const credentials = `${encodeURIComponent(login.user)}:${encodeURIComponent(login.password)}`;

@@ -1,4 +1,7 @@
-/** Where a database's WAL lives in S3 (README "Point-in-time recovery"): ids, never names. */
+/**
+ * Where a database's WAL lives in S3 (docs/architecture.md#the-wal-archive-inside): ids, never
+ * names.
+ */
 export function walPrefix(projectId: string, databaseId: string): string {
   return `projects/${projectId}/databases/${databaseId}/wal/`;
 }

@@ -10,10 +10,11 @@ const NOT_READY_WAIT_MS = 2000;
 const BACKOFF_CHECK_MS = 1000;
 
 /**
- * The WAL receiver of one database, while this replica holds its lease (README "Point-in-time recovery"
- * section 5): it supervises pg_receivewal (ReceiverStream runs it; SegmentUploader puts
- * its WAL in S3). A failed run is started again with backoff (`error`, then `starting`),
- * each failure counted; a database that is not running is waited for without a failure.
+ * The WAL receiver of one database, while this replica holds its lease
+ * (docs/architecture.md#the-wal-archive-inside): it supervises pg_receivewal (ReceiverStream runs
+ * it; SegmentUploader puts its WAL in S3). A failed run is started again with backoff (`error`,
+ * then `starting`), each failure counted; a database that is not running is waited for without a
+ * failure.
  */
 export class WalReceiver {
   private readonly logger = new Logger(WalReceiver.name);

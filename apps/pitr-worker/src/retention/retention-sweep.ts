@@ -27,11 +27,11 @@ function objectsOf(segment: SegmentEntity): string[] {
 }
 
 /**
- * Retention (README "Point-in-time recovery"): WAL older than the base backup the window starts
- * from is deleted, objects first, records after; so is what earlier archives of the
- * database left (before a re-enable). The base backup the window rests on is recorded
- * as keep_from, which backup-service's expiry sweep asks for. A disabled archive goes
- * whole when its retention has passed; slots that could not be dropped are dropped.
+ * Retention (docs/architecture.md#the-wal-archive-inside): WAL older than the base backup the
+ * window starts from is deleted, objects first, records after; so is what earlier archives of the
+ * database left (before a re-enable). The base backup the window rests on is recorded as keep_from,
+ * which backup-service's expiry sweep asks for. A disabled archive goes whole when its retention
+ * has passed; slots that could not be dropped are dropped.
  */
 @Injectable()
 export class RetentionSweep implements OnApplicationBootstrap, OnApplicationShutdown {

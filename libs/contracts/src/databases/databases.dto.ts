@@ -23,7 +23,7 @@ export function isDatabaseName(value: string): boolean {
 }
 
 /**
- * The name rules of README "Databases" on a DTO property: a string of 1 to 63
+ * The name rules of docs/api/databases.md on a DTO property: a string of 1 to 63
  * characters of DATABASE_NAME_PATTERN. The cloud and the local daemon share them.
  */
 export function IsDatabaseName(): PropertyDecorator {
@@ -49,7 +49,7 @@ export const RESERVED_DATABASE_NAMES = [
   'cnpg_pooler_pgbouncer',
 ];
 
-/** A server's size: vCPUs, GiB of memory, GiB of storage (README "Databases"). */
+/** A server's size: vCPUs, GiB of memory, GiB of storage (docs/api/databases.md). */
 export class DatabaseConfigDto {
   @ApiProperty({
     required: false,

@@ -1,4 +1,4 @@
-/** Where a database is in its life (README "Databases"). */
+/** Where a database is in its life (docs/api/databases.md). */
 export const DATABASE_STATUSES = ['provisioning', 'running', 'restoring', 'failed'] as const;
 export type DatabaseStatus = (typeof DATABASE_STATUSES)[number];
 

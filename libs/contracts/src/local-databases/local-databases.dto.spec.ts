@@ -9,7 +9,7 @@ function problems(dto: new () => object, body: object): string[] {
   return validateSync(plainToInstance(dto, body)).map((error) => error.property);
 }
 
-describe('database names (README "Databases")', () => {
+describe('database names (docs/api/databases.md)', () => {
   it('accepts 1 to 63 lowercase letters, digits, _ and -, a letter first', () => {
     for (const name of ['a', 'orders', 'shop_2-eu', `a${'b'.repeat(62)}`])
       assert.deepEqual(problems(CreateLocalDatabaseDto, { name }), [], name);

@@ -1,7 +1,7 @@
 import { IsOptional, IsString, Length, Matches } from 'class-validator';
 import { IsDatabaseName } from '../databases/databases.dto.js';
 
-/** Body of the local daemon's POST /databases (README "Local daemon"). */
+/** Body of the local daemon's POST /databases (docs/api/local-daemon.md). */
 export class CreateLocalDatabaseDto {
   @IsDatabaseName()
   name: string;

@@ -1,4 +1,4 @@
-/** One database in the local daemon's list (README "Local daemon"). */
+/** One database in the local daemon's list (docs/api/local-daemon.md). */
 export interface LocalDatabase {
   name: string;
   /** Bytes on disk. */
@@ -37,7 +37,7 @@ export interface LocalExtension {
   version: string;
 }
 
-/** GET /databases/{name} and the answer of POST /databases (README "Local daemon"). */
+/** GET /databases/{name} and the answer of POST /databases (docs/api/local-daemon.md). */
 export interface LocalDatabaseDetail {
   name: string;
   size: number;
