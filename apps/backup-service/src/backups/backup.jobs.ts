@@ -44,23 +44,9 @@ const FAILURES = {
  * Takes base backups as jobs with leases (libs/jobs): pending -> running -> completed |
  * failed. A retried attempt first aborts what an earlier one left in S3.
  *
- * Every attempt uploads to the backup's one key, yet the bucket always ends with one
- * object whose SHA-256 is the one recorded, however attempts overlap:
- * - An attempt writes to S3 only while it holds the job's lease: the runner aborts the
- *   job's signal one renewal interval before the lease could lapse, and the abort stops
- *   pg_basebackup and the upload, which sends no part, completion or PUT after it (one in
- *   flight lands well within that interval).
- * - A new attempt is claimed only once the earlier one's lease lapsed, and begins by
- *   aborting the unfinished multipart uploads under the key: an earlier attempt's upload
- *   can no longer complete after that. So the last object written under the key is the
- *   last attempt's.
- * - The record becomes `completed`, with that attempt's size and checksum, only in a
- *   transaction where holdJob finds the attempt still holding the job with a live lease;
- *   an attempt that lost the job records nothing and leaves the key alone, as it may hold
- *   the new attempt's object by then.
- * A per-attempt key would not lean on the lease's timing, but would leave the object of
- * an attempt that died after uploading without a record; with one key, the next attempt
- * overwrites it.
+ * Every attempt uploads to the backup's one key, and the bucket always ends with one
+ * object whose SHA-256 is the one recorded, however attempts overlap: the proof is in
+ * docs/architecture.md#one-key-one-object.
  */
 @Injectable()
 export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown {

@@ -4,7 +4,7 @@ import { signIn } from '@pgcloud/testing';
 import { expectData } from '../assertions.js';
 import { waitForBackup } from '../backups.js';
 import { runningDatabase } from '../databases.js';
-import { newClient, uniqueLogin } from '../shared-stack.js';
+import { newClient, uniqueLogin } from '../../support/shared-stack.js';
 import type { UserFixtures } from './send.js';
 import { idBody } from './values.js';
 import { Prng } from './prng.js';
