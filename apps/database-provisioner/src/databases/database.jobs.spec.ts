@@ -6,6 +6,7 @@ import type { FailedJob, Job, JobFailure } from '@pgcloud/jobs';
 import type { Outbox } from '@pgcloud/messaging';
 import pg from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
+import { FindOperator } from 'typeorm';
 import type { ProvisionerConfig } from '../config.js';
 import type { SecretBox } from '../credentials/secret-box.js';
 import type { DatabaseDriver, ServerSpec } from '../drivers/database-driver.js';
@@ -40,8 +41,14 @@ class FakePgClient {
   }
 }
 
+/** A row against a `where`: each column equal, or in TypeORM's In(). */
 const matches = (row: object, where: Where) =>
-  Object.entries(where).every(([k, v]) => (row as Record<string, unknown>)[k] === v);
+  Object.entries(where).every(([k, v]) => {
+    const value = (row as Record<string, unknown>)[k];
+    return v instanceof FindOperator && v.type === 'in'
+      ? (v.value as unknown[]).includes(value)
+      : value === v;
+  });
 
 /**
  * The provisioner's tables (databases, credentials, restores, jobs), the server lock, the
@@ -116,12 +123,10 @@ class World {
         return Promise.resolve([{ id: 'job' }]);
       }
       if (sql.includes("SET status = 'deleting'")) {
-        const ids = values[0] as string[];
+        const [ids, from] = values as [string[], string[]];
+        // As the statement's own filter says: a record already leaving does not move.
         const moved = [...this.databases.values()].filter(
-          (d) =>
-            ids.includes(d.id) &&
-            // As the statement's own filter says: a record already leaving does not move.
-            (d.status !== 'deleting' || !sql.includes("AND status <> 'deleting'")),
+          (d) => ids.includes(d.id) && from.includes(d.status),
         );
         for (const d of moved) d.status = 'deleting';
         return Promise.resolve(moved.map((d) => ({ id: d.id, project_id: d.projectId })));

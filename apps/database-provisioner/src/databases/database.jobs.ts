@@ -6,7 +6,7 @@ import { DATABASE_EVENTS } from '@pgcloud/contracts';
 import type { FailedJob, Job } from '@pgcloud/jobs';
 import { JobRunner, enqueue, holdJob } from '@pgcloud/jobs';
 import { Outbox } from '@pgcloud/messaging';
-import { checkTlsLogin, queryRows } from '@pgcloud/postgres';
+import { checkTlsLogin } from '@pgcloud/postgres';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { ProvisionerConfig } from '../config.js';
@@ -15,6 +15,7 @@ import { openCredentials } from '../credentials/sealed-credentials.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
 import { RestoreEntity } from '../restores/restore.entity.js';
 import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
+import { moveDatabase, removeDatabases } from './database-lifecycle.js';
 import { withAdvisoryLock } from './server-lock.js';
 
 const SCHEMA = 'provisioner';
@@ -104,13 +105,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
   ): Promise<void> {
     if (databaseIds.length === 0) return;
     // One statement, so of two deletes at once only one moves a record and announces it.
-    const moved = await queryRows<{ id: string; project_id: string }>(
-      manager,
-      `UPDATE ${SCHEMA}.databases SET status = 'deleting', updated_at = now()
-        WHERE id = ANY($1) AND status <> 'deleting'
-        RETURNING id, project_id`,
-      [databaseIds],
-    );
+    const moved = await removeDatabases(manager, databaseIds);
     for (const { id, project_id } of moved) {
       await enqueue(manager, {
         schema: SCHEMA,
@@ -225,16 +220,14 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     const moved = await this.dataSource.transaction(async (manager) => {
       if (!(await holdJob(manager, job, SCHEMA)))
         throw new Error('the job is no longer held by this attempt');
-      const running = await manager.update(
-        DatabaseEntity,
-        { id: record.id, status: 'provisioning' },
-        { status: 'running', error: null, host: endpoint.host },
-      );
-      if (running.affected === 1)
-        await this.announce(manager, ctx, { ...record, status: 'running' });
+      const running = await moveDatabase(manager, record.id, 'provisioned', {
+        error: null,
+        host: endpoint.host,
+      });
+      if (running) await this.announce(manager, ctx, { ...record, status: 'running' });
       return running;
     });
-    if (moved.affected === 1) {
+    if (moved) {
       this.logger.log(`database ${record.id} running at ${endpoint.host}:${endpoint.port}`);
     } else {
       // Deleted while it was being made; the removal waits for this lock, then finds the
@@ -279,12 +272,8 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     // The API shows a short reason; the detail (tool output, paths) stays in the log.
     const error = 'The server could not be made ready; create the database again.';
     this.logger.error(`provisioning ${record.id} failed: ${reason}`);
-    const moved = await manager.update(
-      DatabaseEntity,
-      { id: record.id, status: 'provisioning' },
-      { status: 'failed', error },
-    );
-    if (moved.affected !== 1) return; // it moved on (running, deleting): its server is not ours to remove
+    const moved = await moveDatabase(manager, record.id, 'provisionFailed', { error });
+    if (!moved) return; // it moved on (running, deleting): its server is not ours to remove
     // A failed database holds no data; its server would only take a port and memory.
     await this.driver
       .destroy(record.platformServiceId)

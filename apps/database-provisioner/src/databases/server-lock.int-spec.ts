@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { eventually, loadLauncherEnv, TcpProxy } from '@pgcloud/testing';
+import { eventually, TcpProxy } from '@pgcloud/testing';
+import { loadLauncherEnv } from '@pgcloud/devstack';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { ServerLockLostError, withAdvisoryLock } from './server-lock.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ensureMetadataSchema } from '@pgcloud/postgres';
-import { loadLauncherEnv, newRunId, runMigrations } from '@pgcloud/testing';
+import { loadLauncherEnv, newRunId } from '@pgcloud/devstack';
+import { runMigrations } from '@pgcloud/testing';
 import pg from 'pg';
 import { CreateDatabases1763780000000 } from './1763780000000-create-databases.js';
 import { StorageLimit1763790000000 } from './1763790000000-storage-limit.js';

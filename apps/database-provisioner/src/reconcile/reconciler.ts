@@ -1,10 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 import { ProvisionerConfig } from '../config.js';
 import { DatabaseJobs } from '../databases/database.jobs.js';
 import { DatabaseEntity } from '../databases/database.entity.js';
+import { moveDatabase } from '../databases/database-lifecycle.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
 import { StorageWatch } from '../storage/storage-watch.js';
 
@@ -124,10 +125,9 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     if (state === 'missing') {
       // A database restored into is made by its restore job, which owns it until it ends.
       if (record.status === 'restoring') return;
-      await this.databases.update(
-        { id: record.id, status: In(['running', 'restoring']) },
-        { status: 'failed', error: 'its server and data are gone' },
-      );
+      await moveDatabase(this.databases.manager, record.id, 'lost', {
+        error: 'its server and data are gone',
+      });
       return;
     }
     const endpoint = await this.driver.ensureRunning(record.platformServiceId);

@@ -9,6 +9,8 @@ import type { DatabaseJobs } from '../databases/database.jobs.js';
 import type { DatabaseDriver } from '../drivers/database-driver.js';
 import { RestoreEntity } from './restore.entity.js';
 import { NO_PLAN } from './restore-plan.js';
+import { moveRestore } from './restore-lifecycle.js';
+import { moveDatabase } from '../databases/database-lifecycle.js';
 
 /** The kinds of PermanentJobError a restore fails with. */
 export const RESTORE_FAILURES = {
@@ -82,14 +84,14 @@ export class RestoreFailures {
     else this.logger.error(`restore ${restore.id} failed: ${reason}`);
     const inPlace = restore.targetDatabaseId === null;
     const error = this.reasonFor(kind, inPlace, source !== undefined && target !== undefined);
-    const moved = await manager.update(
-      RestoreEntity,
-      { id: restore.id, status: restore.status === 'pending' ? 'pending' : 'running' },
-      cancelled
-        ? { status: 'cancelled', error: null, etaSeconds: null, completedAt: new Date() }
-        : { status: 'failed', error, etaSeconds: null, completedAt: new Date() },
+    const moved = await moveRestore(
+      manager,
+      restore.id,
+      cancelled ? 'cancel' : 'fail',
+      { error: cancelled ? null : error, etaSeconds: null, completedAt: new Date() },
+      [restore.status === 'pending' ? 'pending' : 'running'],
     );
-    if (moved.affected !== 1 || !source || !target) return;
+    if (!moved || !source || !target) return;
     const kept = await this.undo(target, inPlace);
     if (cancelled && !inPlace) {
       // Nothing of a cancelled restore stays: the database made for it goes too.
@@ -100,11 +102,10 @@ export class RestoreFailures {
     // brought back (a new database of a failed restore is `failed` in any case).
     const status = inPlace && kept ? 'running' : 'failed';
     const databaseError = status === 'running' ? null : inPlace ? REASONS.lost : error;
-    await manager.update(
-      DatabaseEntity,
-      { id: target.id, status: 'restoring' },
-      { status, error: databaseError, storageFull: false },
-    );
+    await moveDatabase(manager, target.id, status === 'running' ? 'restored' : 'restoreFailed', {
+      error: databaseError,
+      storageFull: false,
+    });
     await this.databaseJobs.announce(manager, ctx, { ...target, status, error: databaseError });
     // An in-place restore paused the WAL receiver: pitr-worker lets it go on.
     await this.announceFinished(manager, ctx, restore, target, cancelled ? 'cancelled' : 'failed');

@@ -44,11 +44,12 @@ class FakePgClient {
 
 const matches = (row: object, where: Where) =>
   Object.entries(where).every(([k, v]) => satisfies((row as Record<string, unknown>)[k], v));
-/** A column's value against a `where` value: equal, or TypeORM's IsNull() and Not(). */
+/** A column's value against a `where` value: equal, or TypeORM's IsNull(), Not() and In(). */
 function satisfies(value: unknown, wanted: unknown): boolean {
   if (wanted instanceof FindOperator) {
     if (wanted.type === 'isNull') return value === null || value === undefined;
     if (wanted.type === 'not') return !satisfies(value, wanted.value);
+    if (wanted.type === 'in') return (wanted.value as unknown[]).includes(value);
   }
   return value === wanted;
 }

@@ -24,6 +24,8 @@ import { DELETED_REASON, RESTORE_FAILURES, RestoreFailures } from './restore-fai
 import { RestoreTimer } from './restore.metrics.js';
 import { assertLinksAt, planOf, recoveryOf } from './restore-plan.js';
 import { RestoreTracker } from './restore-progress.js';
+import { advanceRestore, moveRestore } from './restore-lifecycle.js';
+import { moveDatabase } from '../databases/database-lifecycle.js';
 
 const SCHEMA = 'provisioner';
 const RESTORE = 'database.restore';
@@ -112,17 +114,17 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
 
   private async run(job: Job<RestoreJobPayload>): Promise<void> {
     const ctx: RequestContext = { requestId: job.payload.request_id };
-    const restores = this.dataSource.getRepository(RestoreEntity);
-    await restores.update({ id: job.payload.restore_id, status: 'pending' }, { status: 'running' });
+    const { manager } = this.dataSource;
+    await moveRestore(manager, job.payload.restore_id, 'start');
     const found = await this.failures.parties(this.dataSource.manager, job.payload.restore_id);
     if (!found || found.restore.status !== 'running') return;
     const { restore, source, target } = found;
     if (!source || !target || source.status === 'deleting' || target.status === 'deleting') {
       // Deleted meanwhile: the restore ends at once, so it never holds the source's slot.
-      await restores.update(
-        { id: restore.id, status: 'running' },
-        { status: 'failed', error: DELETED_REASON, completedAt: new Date() },
-      );
+      await moveRestore(manager, restore.id, 'fail', {
+        error: DELETED_REASON,
+        completedAt: new Date(),
+      });
       return;
     }
     // Cancelled before it began (a held-back in-place job runs at once to end it).
@@ -131,7 +133,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     // Only while it runs: a failed restore keeps the phase it failed in.
     const tracker = new RestoreTracker(
       restore,
-      (fields) => restores.update({ id: restore.id, status: 'running' }, fields),
+      (fields) => advanceRestore(manager, restore.id, fields),
       (err) => this.logger.warn(`restore ${restore.id}: progress not written: ${String(err)}`),
       Date.now,
       this.progressIntervalMs,
@@ -162,23 +164,18 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       await this.dataSource.transaction(async (manager) => {
         // Only the attempt that still holds the job records the outcome.
         if (!(await holdJob(manager, job, SCHEMA))) throw new Error('the restore job was lost');
-        await manager.update(
-          RestoreEntity,
-          { id: restore.id, status: 'running' },
-          {
-            status: 'completed',
-            phase: 'done',
-            etaSeconds: 0,
-            completedAt: new Date(),
-            error: null,
-          },
-        );
-        await manager.update(
-          DatabaseEntity,
-          { id: target.id, status: 'restoring' },
-          // Restored data is measured anew: a fence lifts, and comes back if it is still past.
-          { status: 'running', storageFull: false, storageFencedAt: null, error: null },
-        );
+        await moveRestore(manager, restore.id, 'complete', {
+          phase: 'done',
+          etaSeconds: 0,
+          completedAt: new Date(),
+          error: null,
+        });
+        // Restored data is measured anew: a fence lifts, and comes back if it is still past.
+        await moveDatabase(manager, target.id, 'restored', {
+          storageFull: false,
+          storageFencedAt: null,
+          error: null,
+        });
         await this.databaseJobs.announce(manager, ctx, { ...target, status: 'running' });
         // Running again: pitr-worker starts its archive anew, on the new data.
         await this.failures.announceFinished(manager, ctx, restore, target, 'completed');
@@ -220,13 +217,13 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     // The swap and what follows it (the login checked in place, the old data gone). From
     // here on the restore cannot be cancelled: it swaps only if no cancel came first.
     await tracker.flush();
-    const swapping = await this.dataSource
-      .getRepository(RestoreEntity)
-      .update(
-        { id: restore.id, status: 'running', cancelRequestedAt: IsNull() },
-        { phase: 'swapping' },
-      );
-    if (swapping.affected !== 1) throw cancelledError();
+    const swapping = await advanceRestore(
+      this.dataSource.manager,
+      restore.id,
+      { phase: 'swapping' },
+      { cancelRequestedAt: IsNull() },
+    );
+    if (!swapping) throw cancelledError();
     await tracker.phase('swapping');
     await timer.phase('swap', async () => {
       const endpoint = await this.driver.swapInRestore(serverId, restore.id);

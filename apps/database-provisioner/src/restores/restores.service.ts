@@ -20,6 +20,8 @@ import { DatabaseEntity } from '../databases/database.entity.js';
 import { DatabasesService } from '../databases/databases.service.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
 import { estimateSeconds } from './restore-estimate.js';
+import { RESTORE_BEGINS } from './restore-lifecycle.js';
+import { moveDatabase } from '../databases/database-lifecycle.js';
 import { RestoreEntity } from './restore.entity.js';
 import { RestoreJobs } from './restore.jobs.js';
 import { toRestore } from './restore-view.js';
@@ -138,7 +140,7 @@ export class RestoresService {
       targetLsn: request.target_lsn ?? null,
       targetRestorePoint: request.target_restore_point ?? null,
       targetDatabase: request.target_database ?? null,
-      status: 'pending',
+      ...RESTORE_BEGINS,
     };
     const begin = async (manager: EntityManager, target?: DatabaseEntity) => {
       await this.begin(
@@ -282,8 +284,8 @@ export class RestoresService {
     // Not after the caller has answered 503 (the lock above may have kept us waiting).
     assertTimeLeft(ctx);
     await manager.insert(RestoreEntity, restore);
-    if (!restore.targetDatabaseId)
-      await manager.update(DatabaseEntity, { id: source.id }, { status: 'restoring' });
+    if (!restore.targetDatabaseId && !(await moveDatabase(manager, source.id, 'restore')))
+      throw new Error(`database ${source.id} is no longer running`);
     await this.jobs.enqueue(manager, restore.id, ctx.requestId, !restore.targetDatabaseId);
   }
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { KubernetesTestApi } from '@pgcloud/testing';
+import { ApiServerStandIn } from '@pgcloud/kube-stand-in';
 import { KubernetesDriverReadiness } from './kubernetes-driver.readiness.js';
 
 async function driverCheck(readiness: KubernetesDriverReadiness): Promise<void> {
@@ -14,8 +14,8 @@ async function driverCheck(readiness: KubernetesDriverReadiness): Promise<void> 
 // Against the in-memory API server of libs/testing: it answers as Kubernetes does (404 for
 // a missing namespace, 401 for a token it does not know).
 describe('KubernetesDriverReadiness', () => {
-  let api: KubernetesTestApi;
-  before(async () => (api = await KubernetesTestApi.start()));
+  let api: ApiServerStandIn;
+  before(async () => (api = await ApiServerStandIn.start()));
   after(() => api.stop());
 
   it('is ready once every region’s namespace exists, and names the one missing', async () => {
@@ -49,7 +49,7 @@ describe('KubernetesDriverReadiness', () => {
   });
 
   it('is not ready when the API does not answer', async () => {
-    const stopped = await KubernetesTestApi.start();
+    const stopped = await ApiServerStandIn.start();
     const kubeConfig = await stopped.kubeConfig();
     await stopped.stop();
     const readiness = new KubernetesDriverReadiness(kubeConfig, { 'eu-west': 'default' });

@@ -7,7 +7,8 @@ import { NestFactory } from '@nestjs/core';
 import { PROJECT_PATTERNS } from '@pgcloud/contracts';
 import { RpcClient } from '@pgcloud/messaging';
 import { isReadinessSource } from '@pgcloud/observability';
-import { KubernetesTestApi, answer, fakeRpcClient } from '@pgcloud/testing';
+import { ApiServerStandIn } from '@pgcloud/kube-stand-in';
+import { answer, fakeRpcClient } from '@pgcloud/testing';
 import { loadConfig, ProvisionerConfig } from '../../config.js';
 import { DatabaseDriver } from '../database-driver.js';
 import { driverProviders } from '../driver-providers.js';
@@ -50,10 +51,10 @@ class WiringModule {
 }
 
 describe('the driver DATABASE_DRIVER selects, as the app wires it', () => {
-  let api: KubernetesTestApi;
+  let api: ApiServerStandIn;
   let kubeconfig: string | undefined;
   before(async () => {
-    api = await KubernetesTestApi.start();
+    api = await ApiServerStandIn.start();
     kubeconfig = process.env.KUBECONFIG;
     // KubeConfig.loadFromDefault() reads it, as in a deployment outside the cluster.
     process.env.KUBECONFIG = api.kubeconfigPath;

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Service } from '@kubernetes/client-node';
 import { CNPG_CLUSTER_LABEL, kubeName } from '@pgcloud/kubernetes';
-import { freePort, KubernetesStandIn, WORKSPACE_ROOT } from '@pgcloud/testing';
+import { freePort, WORKSPACE_ROOT } from '@pgcloud/testing';
+import { KubernetesStandIn } from '@pgcloud/kube-stand-in';
 import { driverConformance } from '../conformance/driver-conformance.js';
 import { KubernetesDriver } from './kubernetes.driver.js';
 
