@@ -12,6 +12,7 @@ import { PermanentJobError } from '@pgcloud/jobs';
 import type { Outbox } from '@pgcloud/messaging';
 import type { ObjectStore } from '@pgcloud/storage';
 import type { DataSource, EntityManager } from 'typeorm';
+import { FindOperator } from 'typeorm';
 import type { BackupServiceConfig } from '../config.js';
 import { BackupEntity } from './backup.entity.js';
 import { BackupJobs } from './backup.jobs.js';
@@ -27,7 +28,7 @@ const UPLOADED: UploadedBackup = {
   timeline: 1,
 };
 
-type Where = Partial<Pick<BackupEntity, 'id' | 'status'>>;
+type Where = { id?: string; status?: unknown };
 
 /**
  * The backups table, the jobs table's answer to holdJob, S3, the provisioner and the
@@ -59,9 +60,14 @@ class World {
   }
 
   jobs(): BackupJobs {
+    // The status as a value, or as the lifecycle writes it: TypeORM's In().
+    const statusMatches = (status: string, wanted: unknown) =>
+      wanted === undefined ||
+      (wanted instanceof FindOperator
+        ? (wanted.value as unknown[]).includes(status)
+        : status === wanted);
     const matches = (b: BackupEntity, where: Where) =>
-      (where.id === undefined || b.id === where.id) &&
-      (where.status === undefined || b.status === where.status);
+      (where.id === undefined || b.id === where.id) && statusMatches(b.status, where.status);
     const update = (where: Where, set: Partial<BackupEntity>) => {
       const found = [...this.backups.values()].filter((b) => matches(b, where));
       for (const backup of found) Object.assign(backup, set);

@@ -9,8 +9,9 @@ import { Outbox, RpcClient } from '@pgcloud/messaging';
 import { ObjectStore } from '@pgcloud/storage';
 import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
-import type { EntityManager, UpdateResult } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { BackupServiceConfig } from '../config.js';
+import { moveBackup } from './backup-lifecycle.js';
 import { BackupEntity } from './backup.entity.js';
 import { backupBytes, backupSeconds } from './backup.metrics.js';
 import { BackupRemoval } from './backup-removal.js';
@@ -104,13 +105,9 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
     const ctx: RequestContext = { requestId: job.payload.request_id };
     const id = job.payload.backup_id;
     const record = await this.dataSource.transaction(async (manager) => {
-      const started = await manager.update(
-        BackupEntity,
-        { id, status: 'pending' },
-        { status: 'running', startedAt: new Date() },
-      );
+      const started = await moveBackup(manager, id, 'start', { startedAt: new Date() });
       const now = await manager.findOneBy(BackupEntity, { id });
-      if (now && started.affected === 1) await this.announce(manager, ctx, now);
+      if (now && started) await this.announce(manager, ctx, now);
       return now;
     });
     if (!record || record.status !== 'running') return; // deleted, or finished by an earlier attempt
@@ -147,8 +144,9 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
     job.signal.throwIfAborted();
     const moved = await this.recordCompleted(ctx, job, record, uploaded);
     // Another attempt owns the job now, and maybe the key: nothing is recorded or removed.
-    if (!moved) throw new Error('the job is no longer held by this attempt; nothing recorded');
-    if (moved.affected !== 1) {
+    if (moved === undefined)
+      throw new Error('the job is no longer held by this attempt; nothing recorded');
+    if (!moved) {
       // Deleted while it ran (see BackupRemoval): the object we wrote has no record. A
       // record another attempt completed keeps its object.
       const now = await this.dataSource.getRepository(BackupEntity).findOneBy({ id });
@@ -166,32 +164,26 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
 
   /**
    * The record's final write: `completed` with what was uploaded, fenced to this attempt.
-   * Answers how many records moved, or undefined when the attempt no longer holds the job.
+   * Answers whether the record moved, or undefined when the attempt no longer holds the job.
    */
   private recordCompleted(
     ctx: RequestContext,
     job: Job<BackupJobPayload>,
     record: BackupEntity,
     uploaded: UploadedBackup,
-  ): Promise<UpdateResult | undefined> {
+  ): Promise<boolean | undefined> {
     return this.dataSource.transaction(async (manager) => {
       if (!(await holdJob(manager, job, BACKUPS_SCHEMA))) return undefined;
-      const moved = await manager.update(
-        BackupEntity,
-        { id: job.payload.backup_id, status: 'running' },
-        {
-          status: 'completed',
-          sizeBytes: uploaded.sizeBytes,
-          checksumSha256: uploaded.checksumSha256,
-          startLsn: uploaded.startLsn,
-          endLsn: uploaded.endLsn,
-          timeline: uploaded.timeline,
-          completedAt: new Date(),
-          error: null,
-        },
-      );
-      if (moved.affected === 1)
-        await this.announce(manager, ctx, { ...record, status: 'completed', error: null });
+      const moved = await moveBackup(manager, job.payload.backup_id, 'complete', {
+        sizeBytes: uploaded.sizeBytes,
+        checksumSha256: uploaded.checksumSha256,
+        startLsn: uploaded.startLsn,
+        endLsn: uploaded.endLsn,
+        timeline: uploaded.timeline,
+        completedAt: new Date(),
+        error: null,
+      });
+      if (moved) await this.announce(manager, ctx, { ...record, status: 'completed', error: null });
       return moved;
     });
   }
@@ -227,12 +219,10 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
     if (!record) return;
     this.logger.error(`backup ${record.id} failed: ${reason}`);
     const error = kind === FAILURES.databaseNotRunning ? REASONS.notRunning : REASONS.failed;
-    const moved = await manager.update(
-      BackupEntity,
-      { id: record.id, status: record.status === 'pending' ? 'pending' : 'running' },
-      { status: 'failed', error, completedAt: null },
-    );
-    if (moved.affected !== 1) return;
+    const moved = await moveBackup(manager, record.id, 'fail', { error, completedAt: null }, [
+      record.status === 'pending' ? 'pending' : 'running',
+    ]);
+    if (!moved) return;
     await this.store.abortIncompleteUploads(record.objectKey);
     await this.store.delete(record.objectKey);
     await this.announce(manager, ctx, { ...record, status: 'failed', error });

@@ -23,6 +23,7 @@ import { DataSource, In, Repository } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { BackupServiceConfig } from '../config.js';
 import { AutomatedExpiry } from '../schedule/automated-expiry.js';
+import { BACKUP_BEGINS } from './backup-lifecycle.js';
 import { BackupEntity } from './backup.entity.js';
 import { BackupJobs } from './backup.jobs.js';
 import { baseBackupKey, downloadFileName, toArchiveBackup, toBackup } from './backup-object.js';
@@ -197,7 +198,7 @@ export class BackupsService {
       projectId: database.project_id,
       ownerId,
       databaseName: database.name,
-      status: 'pending',
+      ...BACKUP_BEGINS,
       objectKey: baseBackupKey(database.project_id, database.id, id),
       sizeBytes: 0,
       scheduleSlot: null,
