@@ -12,6 +12,7 @@ import { ProjectServiceConfig } from './config.js';
 import { CreateProjects1763770000000 } from './migrations/1763770000000-create-projects.js';
 import { ProjectEntity } from './projects/project.entity.js';
 import { ProjectsController } from './projects/projects.controller.js';
+import { ProjectsRepository } from './projects/projects.repository.js';
 import { ProjectsService } from './projects/projects.service.js';
 import { RegionsService } from './regions/regions.service.js';
 import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
@@ -47,6 +48,7 @@ export class AppModule {
         eventSubscriberProvider(config, 'projects'),
         ProjectDatabases,
         RegionsService,
+        ProjectsRepository,
         ProjectsService,
       ],
     };

@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { DatabaseEvent } from '@pgcloud/contracts';
 import { DATABASE_EVENTS } from '@pgcloud/contracts';
 import type { EventDelivery } from '@pgcloud/messaging';
 import { EventSubscriber } from '@pgcloud/messaging';
-import { queryRows } from '@pgcloud/postgres';
-import { DataSource } from 'typeorm';
+import { ProjectsRepository } from './projects.repository.js';
 
 /**
  * How many databases each project holds, kept from the provisioner's database.created and
@@ -17,7 +15,7 @@ import { DataSource } from 'typeorm';
 @Injectable()
 export class ProjectDatabases implements OnModuleInit {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: ProjectsRepository,
     private readonly subscriber: EventSubscriber,
   ) {}
 
@@ -31,27 +29,15 @@ export class ProjectDatabases implements OnModuleInit {
   }
 
   /** The project's databases that are not deleted. */
-  async count(projectId: string): Promise<number> {
-    const [row] = await queryRows<{ count: number }>(
-      this.dataSource,
-      `SELECT count(*)::int AS count FROM projects.project_databases
-        WHERE project_id = $1 AND NOT deleted`,
-      [projectId],
-    );
-    return row?.count ?? 0;
+  count(projectId: string): Promise<number> {
+    return this.repository.countDatabases(projectId);
   }
 
-  private async record(
+  private record(
     { database_id: databaseId, project_id: projectId }: DatabaseEvent,
     { manager }: EventDelivery,
     deleted: boolean,
   ): Promise<void> {
-    // A delete wins whatever the order the two events are handled in.
-    await manager.query(
-      `INSERT INTO projects.project_databases (database_id, project_id, deleted)
-       VALUES ($1, $2, $3)
-       ON CONFLICT (database_id) DO UPDATE SET deleted = project_databases.deleted OR $3`,
-      [databaseId, projectId, deleted],
-    );
+    return this.repository.recordDatabase(manager, { databaseId, projectId, deleted });
   }
 }

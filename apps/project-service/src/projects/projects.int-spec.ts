@@ -5,7 +5,7 @@ import type { DomainEvent, ErrorCode, ProjectEvent, RequestContext } from '@pgcl
 import { DATABASE_EVENTS, DomainError, PROJECT_PATTERNS } from '@pgcloud/contracts';
 import { EventPublisher, eventsExchange, startService } from '@pgcloud/messaging';
 import amqp from 'amqplib';
-import { Isolation } from '@pgcloud/testing';
+import { Isolation } from '@pgcloud/devstack';
 import { AppModule } from '../app.module.js';
 import { loadConfig } from '../config.js';
 
