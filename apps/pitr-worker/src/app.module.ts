@@ -15,8 +15,8 @@ import { ArchiveStarter } from './archive/archive-starter.js';
 import { PitrController } from './archive/pitr.controller.js';
 import { PitrEventsListener } from './archive/pitr-events.listener.js';
 import { PitrService } from './archive/pitr.service.js';
-import { ReceiverLeases } from './archive/receiver-leases.js';
-import { ReceiverProgress } from './archive/receiver-progress.js';
+import { ReceiverLeases } from './archive/receiver-leases.repository.js';
+import { ReceiverProgress } from './archive/receiver-progress.repository.js';
 import { SegmentEntity } from './archive/segment.entity.js';
 import { SegmentRepository } from './archive/segment.repository.js';
 import { Clock } from './clock.js';
@@ -26,12 +26,13 @@ import { PrimarySessions } from './receivers/primary-session.js';
 import { ReceiverSupervisor } from './receivers/receiver-supervisor.js';
 import { PitrRestores } from './restores/pitr-restores.service.js';
 import { RetentionSweep } from './retention/retention-sweep.js';
-import { SweepLock } from './retention/sweep-lock.js';
+import { SweepLock } from './retention/sweep-lock.repository.js';
 import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
 import { RestorePoints1764600000000 } from './migrations/1764600000000-restore-points.js';
 import { SegmentPieces1764900000000 } from './migrations/1764900000000-segment-pieces.js';
 import { RestorePointEntity } from './restores/restore-point.entity.js';
 import { RestorePoints } from './restores/restore-points.service.js';
+import { RestorePointsRepository } from './restores/restore-points.repository.js';
 import { RestoreTargets } from './restores/restore-targets.js';
 
 export const PITR_SCHEMA = 'pitr';
@@ -81,6 +82,7 @@ export class AppModule {
         PitrRestores,
         RestoreTargets,
         RestorePoints,
+        RestorePointsRepository,
         PitrEventsListener,
         ReceiverSupervisor,
         RetentionSweep,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ensureMetadataSchema } from '@pgcloud/postgres';
-import { Isolation } from '@pgcloud/testing';
+import { Isolation } from '@pgcloud/devstack';
 import { DataSource } from 'typeorm';
 import { CreatePitr1763900000000 } from '../migrations/1763900000000-create-pitr.js';
 import { SegmentPieces1764900000000 } from '../migrations/1764900000000-segment-pieces.js';

@@ -5,6 +5,9 @@ import { DataSource, In, IsNull } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { ArchiveEntity } from './archive.entity.js';
 
+/** A transaction's handle, for the methods here that run inside a caller's transaction. */
+export type Transaction = EntityManager;
+
 /** Who a newly enabled archive belongs to, and how long it keeps WAL. */
 export interface ArchiveEnabling {
   databaseId: string;

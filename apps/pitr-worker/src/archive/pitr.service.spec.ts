@@ -15,7 +15,7 @@ import { ArchiveEntity } from './archive.entity.js';
 import type { ArchiveEnabling, ArchiveRepository } from './archive.repository.js';
 import type { ArchiveStarter } from './archive-starter.js';
 import { PitrService } from './pitr.service.js';
-import type { ReceiverLeases } from './receiver-leases.js';
+import type { ReceiverLeases } from './receiver-leases.repository.js';
 import { SegmentEntity } from './segment.entity.js';
 import type { SegmentListing, SegmentRepository } from './segment.repository.js';
 import { walPrefix } from './wal-keys.js';

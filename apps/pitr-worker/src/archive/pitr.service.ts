@@ -26,7 +26,7 @@ import { ArchiveStarter } from './archive-starter.js';
 import { toConfig, toReceiverStatus } from './archive-view.js';
 import type { BaseBackup } from './recovery-window.js';
 import { baseBackupsOf, recoveryWindow, windowBase } from './recovery-window.js';
-import { ReceiverLeases } from './receiver-leases.js';
+import { ReceiverLeases } from './receiver-leases.repository.js';
 import { SegmentRepository } from './segment.repository.js';
 import { walPrefix } from './wal-keys.js';
 

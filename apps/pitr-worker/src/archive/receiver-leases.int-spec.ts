@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { ensureMetadataSchema } from '@pgcloud/postgres';
-import { Isolation } from '@pgcloud/testing';
+import { Isolation } from '@pgcloud/devstack';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { CreatePitr1763900000000 } from '../migrations/1763900000000-create-pitr.js';
 import { ArchiveEntity } from './archive.entity.js';
-import { ReceiverLeases } from './receiver-leases.js';
-import { ReceiverProgress } from './receiver-progress.js';
+import { ReceiverLeases } from './receiver-leases.repository.js';
+import { ReceiverProgress } from './receiver-progress.repository.js';
 import { SegmentEntity } from './segment.entity.js';
 
 const ME = 'worker-me';

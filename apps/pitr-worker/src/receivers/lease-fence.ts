@@ -1,4 +1,4 @@
-import type { ReceiverLeases } from '../archive/receiver-leases.js';
+import type { ReceiverLeases } from '../archive/receiver-leases.repository.js';
 
 // A receiver stops writing when its lease has less than this left.
 const LEASE_MARGIN_SECONDS = 2;

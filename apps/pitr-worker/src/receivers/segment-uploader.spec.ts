@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { segmentName, segmentStart } from '@pgcloud/postgres';
 import type { ObjectStore } from '@pgcloud/storage';
-import type { ReceiverLeases } from '../archive/receiver-leases.js';
+import type { ReceiverLeases } from '../archive/receiver-leases.repository.js';
 import type { ArchivedSegment, SegmentRepository } from '../archive/segment.repository.js';
 import { pieceKey, segmentKey } from '../archive/wal-keys.js';
 import { LeaseFence } from './lease-fence.js';

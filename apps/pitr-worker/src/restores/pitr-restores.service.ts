@@ -14,7 +14,7 @@ import type {
 import { RpcClient } from '@pgcloud/messaging';
 import { segmentName, segmentOf, segmentStart } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../archive/archive.repository.js';
 import { ArchiveRepository } from '../archive/archive.repository.js';
 import { SegmentRepository } from '../archive/segment.repository.js';
 import { WAL_LINK_SECONDS, chainOf, pieceKeys, pieceOf, segmentKey } from '../archive/wal-keys.js';
@@ -161,7 +161,7 @@ export class PitrRestores {
   /** It ended: the receiver starts again, and begins a new archive if the data changed. */
   async resumeAfterRestore(
     databaseId: string,
-    manager?: EntityManager,
+    manager?: Transaction,
   ): Promise<Record<string, never>> {
     await this.archives.resumeAfterRestore(databaseId, manager);
     return {};

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { DatabaseRef, RequestContext, RestorePoint } from '@pgcloud/contracts';
 import { DATABASE_PATTERNS, DomainError, RESTORE_POINT_LIMITS } from '@pgcloud/contracts';
 import { RpcClient, assertTierQuota } from '@pgcloud/messaging';
 import { formatLsn, parseLsn } from '@pgcloud/postgres';
-import { DataSource } from 'typeorm';
 import type { ArchiveEntity } from '../archive/archive.entity.js';
 import { PitrService } from '../archive/pitr.service.js';
-import { RestorePointEntity } from './restore-point.entity.js';
+import type { RestorePointEntity } from './restore-point.entity.js';
+import type { ArchiveOfPoints } from './restore-points.repository.js';
+import { RestorePointsRepository } from './restore-points.repository.js';
 
 /**
  * Restore points: a name for a WAL position, written into the WAL by the database's server
@@ -19,7 +19,7 @@ export class RestorePoints {
   constructor(
     private readonly rpc: RpcClient,
     private readonly pitr: PitrService,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly points: RestorePointsRepository,
   ) {}
 
   async create(ctx: RequestContext, ref: DatabaseRef, name: string): Promise<RestorePoint> {
@@ -32,19 +32,15 @@ export class RestorePoints {
       );
     // One at a time per database: the name is checked, written by the server and recorded
     // together, so the first point of a name in the WAL is the one recorded.
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-        `pitr.restore-points:${archive.databaseId}`,
-      ]);
-      const ofArchive = { databaseId: archive.databaseId, timeline, archiveStartLsn: startLsn };
-      const key = { ...ofArchive, name };
-      if (await manager.existsBy(RestorePointEntity, key))
+    const ofArchive = { databaseId: archive.databaseId, timeline, archiveStartLsn: startLsn };
+    return this.points.inTurn(ofArchive, async (turn) => {
+      if (await turn.exists(name))
         throw new DomainError('VALIDATION_ERROR', 'The request is not valid.', [
           { field: 'name', message: `a restore point named ${name} exists in the archive` },
         ]);
       assertTierQuota(
         ctx.tier,
-        await manager.countBy(RestorePointEntity, ofArchive),
+        await turn.count(),
         RESTORE_POINT_LIMITS,
         'restore points per archive',
         'a new archive (after an in-place restore, or PITR enabled anew) starts with none',
@@ -53,26 +49,14 @@ export class RestorePoints {
         ...ref,
         point_name: name,
       });
-      const saved = await manager.save(RestorePointEntity, {
-        ...key,
-        lsn: parseLsn(lsn),
-        createdAt: new Date(),
-      });
-      return toRestorePoint(saved);
+      return toRestorePoint(await turn.insert(name, parseLsn(lsn)));
     });
   }
 
   async list(ctx: RequestContext, ref: DatabaseRef): Promise<{ restore_points: RestorePoint[] }> {
     const archive = await this.pitr.enabledArchive(ctx, ref);
     if (archive.timeline === null || archive.startLsn === null) return { restore_points: [] };
-    const points = await this.dataSource.getRepository(RestorePointEntity).find({
-      where: {
-        databaseId: archive.databaseId,
-        timeline: archive.timeline,
-        archiveStartLsn: archive.startLsn,
-      },
-      order: { lsn: 'ASC' },
-    });
+    const points = await this.points.list(pointsOf(archive, archive.timeline, archive.startLsn));
     return { restore_points: points.map(toRestorePoint) };
   }
 
@@ -81,12 +65,7 @@ export class RestorePoints {
     const point =
       archive.timeline === null || archive.startLsn === null
         ? null
-        : await this.dataSource.getRepository(RestorePointEntity).findOneBy({
-            databaseId: archive.databaseId,
-            timeline: archive.timeline,
-            archiveStartLsn: archive.startLsn,
-            name,
-          });
+        : await this.points.find(pointsOf(archive, archive.timeline, archive.startLsn), name);
     if (!point)
       throw new DomainError(
         'TARGET_TIME_INVALID',
@@ -94,6 +73,15 @@ export class RestorePoints {
       );
     return point;
   }
+}
+
+/** The points of the archive as it is now: its timeline and start. */
+function pointsOf(
+  archive: ArchiveEntity,
+  timeline: number,
+  archiveStartLsn: bigint,
+): ArchiveOfPoints {
+  return { databaseId: archive.databaseId, timeline, archiveStartLsn };
 }
 
 function toRestorePoint(point: RestorePointEntity): RestorePoint {

@@ -15,7 +15,7 @@ import type { SegmentRepository } from '../archive/segment.repository.js';
 import { pieceKey, pieceKeys, segmentKey, walPrefix } from '../archive/wal-keys.js';
 import type { PitrWorkerConfig } from '../config.js';
 import { RetentionSweep } from './retention-sweep.js';
-import type { SweepLock } from './sweep-lock.js';
+import type { SweepLock } from './sweep-lock.repository.js';
 
 const DAY_MS = 86_400_000;
 const PROJECT = 'prj_1';

@@ -17,7 +17,7 @@ import type { SegmentEntity } from '../archive/segment.entity.js';
 import type { Piece } from '../archive/wal-keys.js';
 import { WAL_LINK_SECONDS, pieceKeys, pieceOf, walPrefix } from '../archive/wal-keys.js';
 import { PitrWorkerConfig } from '../config.js';
-import { SweepLock } from './sweep-lock.js';
+import { SweepLock } from './sweep-lock.repository.js';
 
 const DELETE_BATCH = 500;
 
