@@ -16,6 +16,7 @@ import { CredentialsEntity, DatabaseEntity } from './databases/database.entity.j
 import { DatabaseJobs } from './databases/database.jobs.js';
 import { DatabasesController } from './databases/databases.controller.js';
 import { DatabasesService } from './databases/databases.service.js';
+import { DatabasesRepository } from './databases/databases.repository.js';
 import { driverProviders } from './drivers/driver-providers.js';
 import { CreateDatabases1763780000000 } from './migrations/1763780000000-create-databases.js';
 import { StorageLimit1763790000000 } from './migrations/1763790000000-storage-limit.js';
@@ -92,6 +93,7 @@ export class AppModule {
         { provide: SecretBox, useValue: secrets },
         ...driverProviders(config),
         DatabaseJobs,
+        DatabasesRepository,
         DatabasesService,
         RestoreJobs,
         RestoresService,

@@ -3,12 +3,8 @@ import { describe, it } from 'node:test';
 import type { EntityManager } from 'typeorm';
 import { docsTable, rowsOf } from '../lifecycle-table.testing.js';
 import type { DatabaseMove } from './database-lifecycle.js';
-import {
-  DATABASE_MOVES,
-  databaseMayMove,
-  moveDatabase,
-  removeDatabases,
-} from './database-lifecycle.js';
+import { DATABASE_MOVES, databaseMayMove } from './database-lifecycle.js';
+import { moveDatabase, removeDatabases } from './databases.repository.js';
 import type { DatabaseRecordStatus } from './database.entity.js';
 
 const PAGE = new URL('../../../../docs/api/databases.md', import.meta.url);

@@ -1,13 +1,9 @@
-import type { EntityManager } from 'typeorm';
-import { In } from 'typeorm';
-import { queryRows } from '@pgcloud/postgres';
-import type { DatabaseRecordStatus } from './database.entity.js';
-import { DatabaseEntity } from './database.entity.js';
+import type { DatabaseEntity, DatabaseRecordStatus } from './database.entity.js';
 
 /**
  * A database's life (docs/api/databases.md#its-life): the moves its status makes, and from
- * where. Every write of a database's `status` goes through this file, in the caller's
- * transaction; a move the table does not hold is refused before any SQL.
+ * where. Every write of a database's `status` is a move of this table, made by
+ * databases.repository.ts's `moveDatabase` in the caller's transaction.
  */
 export const DATABASE_MOVES = {
   /** Its server accepted a TLS login with the stored credentials. */
@@ -39,37 +35,4 @@ export type DatabaseMoveFields = Partial<
 /** True when the table lets a database in `from` make `move`. */
 export function databaseMayMove(from: DatabaseRecordStatus, move: DatabaseMove): boolean {
   return (DATABASE_MOVES[move].from as readonly DatabaseRecordStatus[]).includes(from);
-}
-
-/** Makes `move` on the database if its status is one the move starts from. */
-export async function moveDatabase(
-  manager: EntityManager,
-  databaseId: string,
-  move: Exclude<DatabaseMove, 'remove'>,
-  fields: DatabaseMoveFields = {},
-): Promise<boolean> {
-  const { from, to } = DATABASE_MOVES[move];
-  const moved = await manager.update(
-    DatabaseEntity,
-    { id: databaseId, status: In([...from]) },
-    { status: to, ...fields },
-  );
-  return moved.affected === 1;
-}
-
-/**
- * Moves the databases to `deleting`, in one statement, so of two deletes at once only one
- * moves a record: answers those it moved.
- */
-export function removeDatabases(
-  manager: EntityManager,
-  databaseIds: string[],
-): Promise<{ id: string; project_id: string }[]> {
-  return queryRows<{ id: string; project_id: string }>(
-    manager,
-    `UPDATE provisioner.databases SET status = 'deleting', updated_at = now()
-      WHERE id = ANY($1) AND status = ANY($2)
-      RETURNING id, project_id`,
-    [databaseIds, [...DATABASE_MOVES.remove.from]],
-  );
 }

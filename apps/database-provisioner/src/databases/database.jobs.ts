@@ -15,7 +15,7 @@ import { openCredentials } from '../credentials/sealed-credentials.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
 import { RestoreEntity } from '../restores/restore.entity.js';
 import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
-import { moveDatabase, removeDatabases } from './database-lifecycle.js';
+import { moveDatabase, removeDatabases } from './databases.repository.js';
 import { withAdvisoryLock } from './server-lock.js';
 
 const SCHEMA = 'provisioner';

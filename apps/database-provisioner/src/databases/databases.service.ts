@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import type {
   BackupSource,
   ConnectionDetails,
@@ -23,14 +22,13 @@ import { Outbox, RpcClient, assertTimeLeft, requireUser } from '@pgcloud/messagi
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { DatabaseDriver, REPLICATION_ROLE } from '../drivers/database-driver.js';
 import { DiskWatermark } from '../storage/disk-watermark.js';
-import { DataSource, In, Not, Repository } from 'typeorm';
-import type { EntityManager } from 'typeorm';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
 import { openCredentials, sealCredentials } from '../credentials/sealed-credentials.js';
-import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
+import type { DatabaseEntity } from './database.entity.js';
 import { DatabaseJobs } from './database.jobs.js';
-import { assertProjectNotDeleted, lockProject } from './deleted-projects.js';
+import type { Transaction } from './databases.repository.js';
+import { DatabasesRepository } from './databases.repository.js';
 import { allocatePort } from './port-allocator.js';
 import { DEFAULT_CONFIG, assertWithinTier } from './tier-limits.js';
 
@@ -41,8 +39,7 @@ export class DatabasesService {
 
   constructor(
     private readonly rpc: RpcClient,
-    @InjectRepository(DatabaseEntity) private readonly databases: Repository<DatabaseEntity>,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly databases: DatabasesRepository,
     private readonly jobs: DatabaseJobs,
     private readonly secrets: SecretBox,
     private readonly driver: DatabaseDriver,
@@ -77,9 +74,9 @@ export class DatabasesService {
         config,
       },
       'provisioning',
-      async (manager, inserted) => {
-        await this.jobs.enqueueProvision(manager, inserted.id, ctx.requestId);
-        await this.jobs.announce(manager, ctx, inserted);
+      async (tx, inserted) => {
+        await this.jobs.enqueueProvision(tx, inserted.id, ctx.requestId);
+        await this.jobs.announce(tx, ctx, inserted);
       },
     );
     this.logger.log(`database ${record.id} (${record.platformServiceId}) provisioning`);
@@ -89,10 +86,7 @@ export class DatabasesService {
 
   async list(ctx: RequestContext, projectId: string): Promise<{ databases: Database[] }> {
     const project = await this.rpc.call(PROJECT_PATTERNS.check, ctx, { id: projectId });
-    const rows = await this.databases.find({
-      where: { projectId: project.id, status: Not('deleting') },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+    const rows = await this.databases.listInProject(project.id);
     return { databases: rows.map(toDatabase) };
   }
 
@@ -108,9 +102,7 @@ export class DatabasesService {
         `Database ${record.name} is ${record.status}, not running.`,
       );
     }
-    const credentials = await this.dataSource
-      .getRepository(CredentialsEntity)
-      .findOneByOrFail({ databaseId: record.id });
+    const credentials = await this.databases.credentialsOf(record.id);
     const { password } = openCredentials(this.secrets, credentials);
     const host = serverHost(record);
     const url = new URL(`postgresql://${host}:${record.port}/${record.name}?sslmode=require`);
@@ -151,14 +143,12 @@ export class DatabasesService {
 
   /** For backup-service: how to stream a base backup of a running database. */
   async backupSource(databaseId: string): Promise<BackupSource> {
-    const record = await this.databases.findOneBy({ id: databaseId });
+    const record = await this.databases.find(databaseId);
     if (!record || record.status === 'deleting')
       throw new DomainError('DATABASE_NOT_FOUND', `Database ${databaseId} was not found.`);
     if (record.status !== 'running')
       throw new DomainError('DATABASE_NOT_READY', `Database ${record.name} is ${record.status}.`);
-    const credentials = await this.dataSource
-      .getRepository(CredentialsEntity)
-      .findOneByOrFail({ databaseId: record.id });
+    const credentials = await this.databases.credentialsOf(record.id);
     return {
       database_id: record.id,
       project_id: record.projectId,
@@ -173,10 +163,7 @@ export class DatabasesService {
 
   /** For schedules: every running database, oldest first. */
   async running(): Promise<{ databases: RunningDatabase[] }> {
-    const rows = await this.databases.find({
-      where: { status: 'running' },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+    const rows = await this.databases.running();
     return {
       databases: rows.map((row) => ({
         database_id: row.id,
@@ -197,51 +184,24 @@ export class DatabasesService {
     ctx: RequestContext,
     fields: Pick<DatabaseEntity, 'ownerId' | 'projectId' | 'name' | 'region' | 'config'>,
     status: 'provisioning' | 'restoring',
-    within: (manager: EntityManager, record: DatabaseEntity) => Promise<void>,
+    within: (tx: Transaction, record: DatabaseEntity) => Promise<void>,
   ): Promise<DatabaseEntity> {
     for (let attempt = 0; ; attempt++) {
       let port: number | undefined;
       try {
-        const id = await this.dataSource.transaction(async (manager) => {
-          // Creates in one project take turns, so two at once cannot both pass the quota;
-          // and none commits after the project's databases were removed for its delete.
-          await lockProject(manager, fields.projectId);
-          await assertProjectNotDeleted(manager, fields.projectId);
-          const inProject = await manager.countBy(DatabaseEntity, {
-            projectId: fields.projectId,
-            status: Not('deleting'),
-          });
-          assertWithinTier(ctx.tier, fields.config, inProject, this.freeLimits());
-          await this.assertNameFree(manager, fields);
-          port = await this.freePort(manager);
+        const id = await this.databases.transaction(async (tx) => {
+          await this.takeProjectTurn(tx, fields.projectId);
+          await this.assertWithinQuota(tx, ctx, fields);
+          await this.assertNameFree(tx, fields);
+          port = await this.freePort(tx);
           await this.assertDiskRoom();
           // Not after the caller has answered 503 (the lock above may have kept us waiting).
           assertTimeLeft(ctx);
-          const record = this.databases.create({
-            ...fields,
-            id: newId('db'),
-            platformServiceId: newId('srv'),
-            status,
-            host: null,
-            port,
-            error: null,
-          });
-          await manager.insert(DatabaseEntity, record);
-          await manager.insert(
-            CredentialsEntity,
-            sealCredentials(this.secrets, record.id, {
-              password: newPassword(),
-              replicationPassword: newPassword(),
-            }),
-          );
-          await this.outbox.add(manager, DATABASE_EVENTS.created, ctx, {
-            database_id: record.id,
-            project_id: record.projectId,
-          });
-          await within(manager, record);
+          const record = await this.write(tx, ctx, { ...fields, status, port });
+          await within(tx, record);
           return record.id;
         });
-        return this.databases.findOneByOrFail({ id });
+        return this.databases.get(id);
       } catch (err) {
         // Only a create in another project taking the same port meanwhile is tried again.
         const portTaken =
@@ -253,16 +213,31 @@ export class DatabasesService {
     }
   }
 
+  /**
+   * Creates in one project take turns, so two at once cannot both pass the quota; and none
+   * commits after the project's databases were removed for its delete.
+   */
+  private async takeProjectTurn(tx: Transaction, projectId: string): Promise<void> {
+    await this.databases.lockProject(tx, projectId);
+    if (await this.databases.projectDeleted(tx, projectId))
+      throw new DomainError('PROJECT_NOT_FOUND', `Project ${projectId} was not found.`);
+  }
+
+  /** QUOTA_EXCEEDED when the project has as many databases as its tier allows. */
+  private async assertWithinQuota(
+    tx: Transaction,
+    ctx: RequestContext,
+    fields: Pick<DatabaseEntity, 'projectId' | 'config'>,
+  ): Promise<void> {
+    const inProject = await this.databases.countInProject(tx, fields.projectId);
+    assertWithinTier(ctx.tier, fields.config, inProject, this.freeLimits());
+  }
+
   private async assertNameFree(
-    manager: EntityManager,
+    tx: Transaction,
     fields: Pick<DatabaseEntity, 'projectId' | 'name'>,
   ): Promise<void> {
-    const taken = await manager.existsBy(DatabaseEntity, {
-      projectId: fields.projectId,
-      name: fields.name,
-      status: Not('deleting'),
-    });
-    if (taken)
+    if (await this.databases.nameTaken(tx, fields.projectId, fields.name))
       throw new DomainError(
         'DATABASE_NAME_TAKEN',
         `The project already has a database named "${fields.name}".`,
@@ -270,12 +245,10 @@ export class DatabasesService {
   }
 
   /** A port of the range for a new server; SERVICE_UNAVAILABLE when none is left. */
-  private async freePort(manager: EntityManager): Promise<number> {
-    // Records being deleted still hold their ports until their servers are gone.
-    const rows = await manager.find(DatabaseEntity, { select: { port: true } });
+  private async freePort(tx: Transaction): Promise<number> {
     const port = await allocatePort(
       this.config.portRange,
-      new Set(rows.map((row) => row.port)),
+      await this.databases.usedPorts(tx),
       this.config.DATABASE_LISTEN_ADDRESS,
     );
     if (port === undefined) {
@@ -286,6 +259,34 @@ export class DatabasesService {
       );
     }
     return port;
+  }
+
+  /** The record, its sealed credentials and its `database.created` event. */
+  private async write(
+    tx: Transaction,
+    ctx: RequestContext,
+    fields: Pick<
+      DatabaseEntity,
+      'ownerId' | 'projectId' | 'name' | 'region' | 'config' | 'status' | 'port'
+    >,
+  ): Promise<DatabaseEntity> {
+    const record = this.databases.create({
+      ...fields,
+      id: newId('db'),
+      platformServiceId: newId('srv'),
+      host: null,
+      error: null,
+    });
+    const credentials = sealCredentials(this.secrets, record.id, {
+      password: newPassword(),
+      replicationPassword: newPassword(),
+    });
+    await this.databases.insert(tx, record, credentials);
+    await this.outbox.add(tx, DATABASE_EVENTS.created, ctx, {
+      database_id: record.id,
+      project_id: record.projectId,
+    });
+    return record;
   }
 
   /** SERVICE_UNAVAILABLE when the disk servers share is under its watermark. */
@@ -308,11 +309,7 @@ export class DatabasesService {
     // A name that breaks the name rules names nothing, and never reaches SQL (where a NUL
     // in it was an error, 500, instead of an answer).
     if (!isDatabaseName(ref.name)) throw notFound;
-    const record = await this.databases.findOneBy({
-      projectId: project.id,
-      name: ref.name,
-      status: In(['provisioning', 'running', 'restoring', 'failed']),
-    });
+    const record = await this.databases.findByName(project.id, ref.name);
     if (!record) throw notFound;
     return record;
   }

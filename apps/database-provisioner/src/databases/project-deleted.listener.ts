@@ -4,15 +4,13 @@ import type { ProjectEvent } from '@pgcloud/contracts';
 import { PROJECT_EVENTS } from '@pgcloud/contracts';
 import type { EventDelivery } from '@pgcloud/messaging';
 import { EventSubscriber } from '@pgcloud/messaging';
-import { Not } from 'typeorm';
-import { DatabaseEntity } from './database.entity.js';
 import { DatabaseJobs } from './database.jobs.js';
-import { lockProject, recordProjectDeleted } from './deleted-projects.js';
+import { DatabasesRepository } from './databases.repository.js';
 
 /**
  * A deleted project's databases go with it: on project.deleted, every database of the
  * project leaves the API and its removal is queued, and the project is remembered as
- * deleted so a create that raced the delete is refused (see deleted-projects.ts).
+ * deleted so a create that raced the delete is refused (see DatabasesRepository).
  */
 @Injectable()
 export class ProjectDeletedListener implements OnModuleInit {
@@ -21,6 +19,7 @@ export class ProjectDeletedListener implements OnModuleInit {
   constructor(
     private readonly subscriber: EventSubscriber,
     private readonly jobs: DatabaseJobs,
+    private readonly databases: DatabasesRepository,
   ) {}
 
   onModuleInit(): void {
@@ -33,13 +32,9 @@ export class ProjectDeletedListener implements OnModuleInit {
     { project_id: projectId }: ProjectEvent,
     { ctx, manager }: EventDelivery,
   ): Promise<void> {
-    await lockProject(manager, projectId);
-    await recordProjectDeleted(manager, projectId);
-    const rows = await manager.find(DatabaseEntity, {
-      select: { id: true },
-      where: { projectId, status: Not('deleting') },
-    });
-    const ids = rows.map((row) => row.id);
+    await this.databases.lockProject(manager, projectId);
+    await this.databases.recordProjectDeleted(manager, projectId);
+    const ids = await this.databases.idsInProject(manager, projectId);
     await this.jobs.markForRemoval(manager, ctx, ids);
     this.logger.log(`project ${projectId} deleted: removing ${ids.length} database(s)`);
   }

@@ -5,7 +5,7 @@ import { Repository } from 'typeorm';
 import { ProvisionerConfig } from '../config.js';
 import { DatabaseJobs } from '../databases/database.jobs.js';
 import { DatabaseEntity } from '../databases/database.entity.js';
-import { moveDatabase } from '../databases/database-lifecycle.js';
+import { moveDatabase } from '../databases/databases.repository.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
 import { StorageWatch } from '../storage/storage-watch.js';
 

@@ -9,8 +9,8 @@ import type { DatabaseJobs } from '../databases/database.jobs.js';
 import type { DatabaseDriver } from '../drivers/database-driver.js';
 import { RestoreEntity } from './restore.entity.js';
 import { NO_PLAN } from './restore-plan.js';
-import { moveRestore } from './restore-lifecycle.js';
-import { moveDatabase } from '../databases/database-lifecycle.js';
+import { moveRestore } from './restores.repository.js';
+import { moveDatabase } from '../databases/databases.repository.js';
 
 /** The kinds of PermanentJobError a restore fails with. */
 export const RESTORE_FAILURES = {

@@ -4,7 +4,8 @@ import type { RestoreStatus } from '@pgcloud/contracts';
 import type { EntityManager } from 'typeorm';
 import { docsTable, rowsOf } from '../lifecycle-table.testing.js';
 import type { RestoreMove } from './restore-lifecycle.js';
-import { RESTORE_MOVES, advanceRestore, moveRestore, restoreMayMove } from './restore-lifecycle.js';
+import { RESTORE_MOVES, restoreMayMove } from './restore-lifecycle.js';
+import { advanceRestore, moveRestore } from './restores.repository.js';
 
 const PAGE = new URL('../../../../docs/api/restores.md', import.meta.url);
 

@@ -1,13 +1,11 @@
 import type { RestorePhase, RestoreStatus } from '@pgcloud/contracts';
 import { RESTORE_PHASES } from '@pgcloud/contracts';
-import type { EntityManager, FindOptionsWhere } from 'typeorm';
-import { In } from 'typeorm';
-import { RestoreEntity } from './restore.entity.js';
+import type { RestoreEntity } from './restore.entity.js';
 
 /**
  * A restore's life (docs/api/restores.md#its-life): the moves its status makes, and from
- * where. Every write of a restore's `status` or `phase` goes through this file, in the
- * caller's transaction; a move the table does not hold is refused before any SQL.
+ * where. Every write of a restore's `status` or `phase` is made by restores.repository.ts
+ * (`moveRestore`, `advanceRestore`) in the caller's transaction, from this table.
  */
 export const RESTORE_MOVES = {
   /** A job attempt takes the restore up. */
@@ -43,45 +41,7 @@ export function restoreMayMove(from: RestoreStatus, move: RestoreMove): boolean 
   return (RESTORE_MOVES[move].from as readonly RestoreStatus[]).includes(from);
 }
 
-/**
- * Makes `move` on the restore if its status is one the move starts from (`from` narrows
- * them, as a caller that read the status does). False when the restore was elsewhere.
- */
-export async function moveRestore(
-  manager: EntityManager,
-  restoreId: string,
-  move: RestoreMove,
-  fields: RestoreEndFields = {},
-  from: readonly RestoreStatus[] = RESTORE_MOVES[move].from,
-): Promise<boolean> {
-  const refused = from.filter((status) => !restoreMayMove(status, move));
-  if (refused.length > 0) throw new Error(`a restore cannot ${move} from ${refused.join(', ')}`);
-  const moved = await manager.update(
-    RestoreEntity,
-    { id: restoreId, status: In([...from]) },
-    { status: RESTORE_MOVES[move].to, ...fields },
-  );
-  return moved.affected === 1;
-}
-
-/**
- * Writes a running restore's progress. Its phase only goes forward: a write that would
- * take it back (a late write of an earlier phase) changes nothing. `also` adds conditions
- * (the swap's: no cancel asked). False when nothing was written.
- */
-export async function advanceRestore(
-  manager: EntityManager,
-  restoreId: string,
-  fields: RestoreProgressFields,
-  also: FindOptionsWhere<RestoreEntity> = {},
-): Promise<boolean> {
-  const where: FindOptionsWhere<RestoreEntity> = { ...also, id: restoreId, status: 'running' };
-  if (fields.phase !== undefined) where.phase = In(phasesUpTo(fields.phase));
-  const moved = await manager.update(RestoreEntity, where, fields);
-  return moved.affected === 1;
-}
-
 /** The phases a restore may be in before moving to `phase`: every one up to it. */
-function phasesUpTo(phase: RestorePhase): RestorePhase[] {
+export function phasesUpTo(phase: RestorePhase): RestorePhase[] {
   return RESTORE_PHASES.slice(0, RESTORE_PHASES.indexOf(phase) + 1);
 }

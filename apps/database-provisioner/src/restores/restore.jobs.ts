@@ -24,8 +24,8 @@ import { DELETED_REASON, RESTORE_FAILURES, RestoreFailures } from './restore-fai
 import { RestoreTimer } from './restore.metrics.js';
 import { assertLinksAt, planOf, recoveryOf } from './restore-plan.js';
 import { RestoreTracker } from './restore-progress.js';
-import { advanceRestore, moveRestore } from './restore-lifecycle.js';
-import { moveDatabase } from '../databases/database-lifecycle.js';
+import { advanceRestore, moveRestore } from './restores.repository.js';
+import { moveDatabase } from '../databases/databases.repository.js';
 
 const SCHEMA = 'provisioner';
 const RESTORE = 'database.restore';

@@ -21,7 +21,7 @@ import { DatabasesService } from '../databases/databases.service.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
 import { estimateSeconds } from './restore-estimate.js';
 import { RESTORE_BEGINS } from './restore-lifecycle.js';
-import { moveDatabase } from '../databases/database-lifecycle.js';
+import { moveDatabase } from '../databases/databases.repository.js';
 import { RestoreEntity } from './restore.entity.js';
 import { RestoreJobs } from './restore.jobs.js';
 import { toRestore } from './restore-view.js';

@@ -1,0 +1,164 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { queryRows } from '@pgcloud/postgres';
+import { DataSource, In, Not } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import type { DatabaseMove, DatabaseMoveFields } from './database-lifecycle.js';
+import { DATABASE_MOVES } from './database-lifecycle.js';
+import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
+
+/** A transaction's handle, for the methods and functions here that run inside one. */
+export type Transaction = EntityManager;
+
+/** The statuses of a database the API shows: every one but `deleting`. */
+const LIVE = ['provisioning', 'running', 'restoring', 'failed'] as const;
+
+/**
+ * provisioner.databases, their credentials, and the projects project-service announced
+ * deleted. What the provisioner knows of projects is only those tombstones: a create checks
+ * the project over RPC first, and the project may be deleted between that check and the
+ * insert, so the insert and the handler of project.deleted take the same per-project lock:
+ * either the insert sees the project's tombstone and refuses, or the handler sees the new
+ * database and removes it.
+ */
+@Injectable()
+export class DatabasesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Runs `work` in one transaction; pass its handle to the methods that take one. */
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /** Makes creates in one project, and the removal of a deleted project's databases, take turns. */
+  async lockProject(tx: Transaction, projectId: string): Promise<void> {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [projectId]);
+  }
+
+  /** Records that the project is gone; call with its lock held. */
+  async recordProjectDeleted(tx: Transaction, projectId: string): Promise<void> {
+    await tx.query(
+      `INSERT INTO provisioner.deleted_projects (project_id) VALUES ($1)
+       ON CONFLICT (project_id) DO NOTHING`,
+      [projectId],
+    );
+  }
+
+  /** True when project-service announced the project deleted; call with its lock held. */
+  async projectDeleted(tx: Transaction, projectId: string): Promise<boolean> {
+    const rows = await queryRows(
+      tx,
+      'SELECT 1 FROM provisioner.deleted_projects WHERE project_id = $1',
+      [projectId],
+    );
+    return rows.length > 0;
+  }
+
+  /** The project's databases, but those being deleted. */
+  countInProject(tx: Transaction, projectId: string): Promise<number> {
+    return tx.countBy(DatabaseEntity, { projectId, status: Not('deleting') });
+  }
+
+  /** The ids of the project's databases, but those being deleted. */
+  async idsInProject(tx: Transaction, projectId: string): Promise<string[]> {
+    const rows = await tx.find(DatabaseEntity, {
+      select: { id: true },
+      where: { projectId, status: Not('deleting') },
+    });
+    return rows.map((row) => row.id);
+  }
+
+  nameTaken(tx: Transaction, projectId: string, name: string): Promise<boolean> {
+    return tx.existsBy(DatabaseEntity, { projectId, name, status: Not('deleting') });
+  }
+
+  /** Every port a record holds; records being deleted hold theirs until their servers go. */
+  async usedPorts(tx: Transaction): Promise<Set<number>> {
+    const rows = await tx.find(DatabaseEntity, { select: { port: true } });
+    return new Set(rows.map((row) => row.port));
+  }
+
+  /** Inserts the database and its sealed credentials. */
+  async insert(
+    tx: Transaction,
+    record: DatabaseEntity,
+    credentials: CredentialsEntity,
+  ): Promise<void> {
+    await tx.insert(DatabaseEntity, record);
+    await tx.insert(CredentialsEntity, credentials);
+  }
+
+  /** A new record's fields, as TypeORM makes an entity of them. */
+  create(fields: Partial<DatabaseEntity>): DatabaseEntity {
+    return this.dataSource.manager.create(DatabaseEntity, fields);
+  }
+
+  get(id: string): Promise<DatabaseEntity> {
+    return this.dataSource.manager.findOneByOrFail(DatabaseEntity, { id });
+  }
+
+  find(id: string): Promise<DatabaseEntity | null> {
+    return this.dataSource.manager.findOneBy(DatabaseEntity, { id });
+  }
+
+  /** The project's databases the API shows, oldest first. */
+  listInProject(projectId: string): Promise<DatabaseEntity[]> {
+    return this.dataSource.manager.find(DatabaseEntity, {
+      where: { projectId, status: Not('deleting') },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
+  /** The project's database of that name, unless it is being deleted. */
+  findByName(projectId: string, name: string): Promise<DatabaseEntity | null> {
+    return this.dataSource.manager.findOneBy(DatabaseEntity, {
+      projectId,
+      name,
+      status: In([...LIVE]),
+    });
+  }
+
+  /** Every running database, oldest first. */
+  running(): Promise<DatabaseEntity[]> {
+    return this.dataSource.manager.find(DatabaseEntity, {
+      where: { status: 'running' },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
+  credentialsOf(databaseId: string): Promise<CredentialsEntity> {
+    return this.dataSource.manager.findOneByOrFail(CredentialsEntity, { databaseId });
+  }
+}
+
+/** Makes `move` on the database if its status is one the move starts from. */
+export async function moveDatabase(
+  tx: Transaction,
+  databaseId: string,
+  move: Exclude<DatabaseMove, 'remove'>,
+  fields: DatabaseMoveFields = {},
+): Promise<boolean> {
+  const moved = await tx.update(
+    DatabaseEntity,
+    { id: databaseId, status: In([...DATABASE_MOVES[move].from]) },
+    { status: DATABASE_MOVES[move].to, ...fields },
+  );
+  return moved.affected === 1;
+}
+
+/**
+ * Moves the databases to `deleting`, in one statement, so of two deletes at once only one
+ * moves a record: answers those it moved.
+ */
+export function removeDatabases(
+  tx: Transaction,
+  databaseIds: string[],
+): Promise<{ id: string; project_id: string }[]> {
+  return queryRows<{ id: string; project_id: string }>(
+    tx,
+    `UPDATE provisioner.databases SET status = 'deleting', updated_at = now()
+      WHERE id = ANY($1) AND status = ANY($2)
+      RETURNING id, project_id`,
+    [databaseIds, [...DATABASE_MOVES.remove.from]],
+  );
+}
