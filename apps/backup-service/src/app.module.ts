@@ -16,6 +16,7 @@ import { BACKUPS_SCHEMA, BackupJobs } from './backups/backup.jobs.js';
 import { BackupRemoval } from './backups/backup-removal.js';
 import { DatabaseDeletedListener } from './backups/database-deleted.listener.js';
 import { BackupsController } from './backups/backups.controller.js';
+import { BackupsRepository } from './backups/backups.repository.js';
 import { BackupsService } from './backups/backups.service.js';
 import { BaseBackupUploader } from './backups/base-backup.uploader.js';
 import { BackupServiceConfig } from './config.js';
@@ -66,6 +67,7 @@ export class AppModule {
             new BaseBackupUploader(store, config.pgBinDir, config.compressionThreads),
         },
         AutomatedExpiry,
+        BackupsRepository,
         BackupRemoval,
         DatabaseDeletedListener,
         BackupJobs,

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { BACKUP_STATUSES } from '@pgcloud/contracts';
-import type { EntityManager } from 'typeorm';
 import type { BackupMove } from './backup-lifecycle.js';
-import { BACKUP_MOVES, backupMayMove, moveBackup } from './backup-lifecycle.js';
+import { BACKUP_MOVES, backupMayMove } from './backup-lifecycle.js';
+import type { Transaction } from './backups.repository.js';
+import { BackupsRepository } from './backups.repository.js';
 
 const PAGE = new URL('../../../../docs/api/backups.md', import.meta.url);
 
@@ -49,18 +50,20 @@ describe("a backup's lifecycle", () => {
 
   it('refuses a move the table does not hold before any SQL, and makes one it holds', async () => {
     const updates: unknown[][] = [];
-    const manager = {
+    const tx = {
       update: (...args: unknown[]) => {
         updates.push(args);
         return Promise.resolve({ affected: 1 });
       },
-    } as unknown as EntityManager;
+    } as unknown as Transaction;
+    // move() runs in the caller's transaction: the repository's own DataSource is not used.
+    const backups = new BackupsRepository({} as ConstructorParameters<typeof BackupsRepository>[0]);
     await assert.rejects(
-      moveBackup(manager, 'bkp_1', 'complete', {}, ['pending']),
+      backups.move(tx, 'bkp_1', 'complete', {}, ['pending']),
       /cannot complete from pending/,
     );
     assert.deepEqual(updates, []);
-    assert.equal(await moveBackup(manager, 'bkp_1', 'fail', { error: 'no' }, ['running']), true);
+    assert.equal(await backups.move(tx, 'bkp_1', 'fail', { error: 'no' }, ['running']), true);
     assert.deepEqual(updates[0]?.[2], { status: 'failed', error: 'no' });
   });
 });

@@ -1,12 +1,11 @@
 import type { BackupStatus } from '@pgcloud/contracts';
-import type { EntityManager } from 'typeorm';
-import { In } from 'typeorm';
-import { BackupEntity } from './backup.entity.js';
+import type { BackupEntity } from './backup.entity.js';
 
 /**
  * A backup's life (docs/api/backups.md#its-life): the moves its status makes, and from
- * where. Every write of a backup's `status` goes through this file, in the caller's
- * transaction; a move the table does not hold is refused before any SQL.
+ * where. Every write of a backup's `status` goes through this table, by
+ * BackupsRepository.move in the caller's transaction; a move the table does not hold is
+ * refused before any SQL.
  */
 export const BACKUP_MOVES = {
   /** A job attempt takes it up. */
@@ -40,25 +39,4 @@ export type BackupMoveFields = Partial<
 /** True when the table lets a backup in `from` make `move`. */
 export function backupMayMove(from: BackupStatus, move: BackupMove): boolean {
   return (BACKUP_MOVES[move].from as readonly BackupStatus[]).includes(from);
-}
-
-/**
- * Makes `move` on the backup if its status is one the move starts from (`from` narrows
- * them, as a caller that read the status does). False when the backup was elsewhere.
- */
-export async function moveBackup(
-  manager: EntityManager,
-  backupId: string,
-  move: BackupMove,
-  fields: BackupMoveFields = {},
-  from: readonly BackupStatus[] = BACKUP_MOVES[move].from,
-): Promise<boolean> {
-  const refused = from.filter((status) => !backupMayMove(status, move));
-  if (refused.length > 0) throw new Error(`a backup cannot ${move} from ${refused.join(', ')}`);
-  const moved = await manager.update(
-    BackupEntity,
-    { id: backupId, status: In([...from]) },
-    { status: BACKUP_MOVES[move].to, ...fields },
-  );
-  return moved.affected === 1;
 }

@@ -1,9 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { ObjectStore } from '@pgcloud/storage';
-import { DataSource } from 'typeorm';
-import { BackupEntity } from './backup.entity.js';
 import { baseBackupPrefix } from './backup-object.js';
+import { BackupsRepository } from './backups.repository.js';
 
 /**
  * Removes backups objects first, records after, so no object outlives its record. The
@@ -15,22 +13,15 @@ export class BackupRemoval {
   private readonly logger = new Logger(BackupRemoval.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly backups: BackupsRepository,
     private readonly store: ObjectStore,
   ) {}
 
   /** Removes one backup; false when it was already gone. */
   async remove(backupId: string): Promise<boolean> {
-    return this.dataSource.transaction(async (manager) => {
-      const record = await manager.findOne(BackupEntity, {
-        where: { id: backupId },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!record) return false;
+    return this.backups.deleteLocked(backupId, async (record) => {
       await this.store.abortIncompleteUploads(record.objectKey);
       await this.store.delete(record.objectKey);
-      await manager.delete(BackupEntity, { id: record.id });
-      return true;
     });
   }
 
@@ -39,9 +30,7 @@ export class BackupRemoval {
    * records, or given); answers how many backups.
    */
   async removeAllOf(databaseId: string, knownProjectId?: string): Promise<number> {
-    const records = await this.dataSource
-      .getRepository(BackupEntity)
-      .find({ select: { id: true, projectId: true }, where: { databaseId } });
+    const records = await this.backups.listForRemoval(databaseId);
     let removed = 0;
     for (const record of records) if (await this.remove(record.id)) removed++;
     const projectId = records[0]?.projectId ?? knownProjectId;

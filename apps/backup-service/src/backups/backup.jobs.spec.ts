@@ -7,16 +7,17 @@ import { register } from 'prom-client';
 import { Logger } from '@nestjs/common';
 import type { BackupStatusChanged, RequestContext } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
-import type { Job } from '@pgcloud/jobs';
-import { PermanentJobError } from '@pgcloud/jobs';
+import type { Job, JobRunnerOptions } from '@pgcloud/jobs';
+import { JobRunner, PermanentJobError } from '@pgcloud/jobs';
 import type { Outbox } from '@pgcloud/messaging';
 import type { ObjectStore } from '@pgcloud/storage';
-import type { DataSource, EntityManager } from 'typeorm';
-import { FindOperator } from 'typeorm';
 import type { BackupServiceConfig } from '../config.js';
+import type { BackupMove, BackupMoveFields } from './backup-lifecycle.js';
+import { BACKUP_MOVES, backupMayMove } from './backup-lifecycle.js';
 import { BackupEntity } from './backup.entity.js';
 import { BackupJobs } from './backup.jobs.js';
 import type { BackupRemoval } from './backup-removal.js';
+import type { BackupsRepository, Transaction } from './backups.repository.js';
 import type { BaseBackupUploader, UploadedBackup } from './base-backup.uploader.js';
 
 const KEY = 'projects/prj_1/databases/db_1/base/bkp_1.tar.zst';
@@ -28,11 +29,10 @@ const UPLOADED: UploadedBackup = {
   timeline: 1,
 };
 
-type Where = { id?: string; status?: unknown };
-
 /**
- * The backups table, the jobs table's answer to holdJob, S3, the provisioner and the
- * event bus, in memory; `steps` tells what reached the outside, in order.
+ * The backups table (behind BackupsRepository), the jobs table's answer to holdJob, S3,
+ * the provisioner and the event bus, in memory; `steps` tells what reached the outside,
+ * in order.
  */
 class World {
   backups = new Map<string, BackupEntity>();
@@ -44,7 +44,7 @@ class World {
   /** Runs while the upload streams: what others do to the record meanwhile. */
   meanwhile: () => void = () => undefined;
   /** The runner's transaction, as onFailed gets it. */
-  manager = {} as EntityManager;
+  tx = {} as Transaction;
 
   addBackup(status: BackupEntity['status'] = 'pending'): BackupEntity {
     const backup = Object.assign(new BackupEntity(), {
@@ -60,34 +60,40 @@ class World {
   }
 
   jobs(): BackupJobs {
-    // The status as a value, or as the lifecycle writes it: TypeORM's In().
-    const statusMatches = (status: string, wanted: unknown) =>
-      wanted === undefined ||
-      (wanted instanceof FindOperator
-        ? (wanted.value as unknown[]).includes(status)
-        : status === wanted);
-    const matches = (b: BackupEntity, where: Where) =>
-      (where.id === undefined || b.id === where.id) && statusMatches(b.status, where.status);
-    const update = (where: Where, set: Partial<BackupEntity>) => {
-      const found = [...this.backups.values()].filter((b) => matches(b, where));
-      for (const backup of found) Object.assign(backup, set);
-      if (set.status) this.steps.push(`record ${set.status} (${found.length})`);
-      return Promise.resolve({ affected: found.length, raw: [], generatedMaps: [] });
-    };
-    const findOneBy = (where: Where) => {
-      const found = [...this.backups.values()].find((b) => matches(b, where));
-      return Promise.resolve(found ? { ...found } : null);
-    };
-    const manager = (this.manager = {
+    const tx = (this.tx = {
       // holdJob's SELECT ... FOR UPDATE on the jobs table.
       query: () => Promise.resolve(this.holdsJob ? [{ id: 'job_1' }] : []),
-      update: (_entity: unknown, where: Where, set: Partial<BackupEntity>) => update(where, set),
-      findOneBy: (_entity: unknown, where: Where) => findOneBy(where),
-    } as unknown as EntityManager);
-    const dataSource = {
-      getRepository: () => ({ update, findOneBy }),
-      transaction: (work: (m: EntityManager) => Promise<unknown>) => work(manager),
-    } as unknown as DataSource;
+    } as unknown as Transaction);
+    // The repository's move as it is: refused before any write when the lifecycle's table
+    // does not hold it, else the table's status written where the status is one of `from`.
+    const move = (
+      _tx: Transaction,
+      id: string,
+      name: BackupMove,
+      fields: BackupMoveFields = {},
+      from: readonly BackupEntity['status'][] = BACKUP_MOVES[name].from,
+    ) => {
+      const refused = from.filter((status) => !backupMayMove(status, name));
+      if (refused.length > 0) throw new Error(`a backup cannot ${name} from ${refused.join(', ')}`);
+      const { to } = BACKUP_MOVES[name];
+      const found = [...this.backups.values()].filter(
+        (b) => b.id === id && from.includes(b.status),
+      );
+      for (const backup of found) Object.assign(backup, { status: to, ...fields });
+      this.steps.push(`record ${to} (${found.length})`);
+      return Promise.resolve(found.length === 1);
+    };
+    const find = (id: string) => {
+      const found = this.backups.get(id);
+      return Promise.resolve(found ? { ...found } : null);
+    };
+    const repository = {
+      transaction: (work: (t: Transaction) => Promise<unknown>) => work(tx),
+      jobRunner: (options: Omit<JobRunnerOptions, 'dataSource'>) =>
+        new JobRunner({ ...options, dataSource: {} as JobRunnerOptions['dataSource'] }),
+      move,
+      find,
+    } as unknown as BackupsRepository;
     const rpc = fakeRpcClient(
       answer(DATABASE_PATTERNS.backupSource, () =>
         this.sourceError
@@ -139,7 +145,7 @@ class World {
       },
     } as unknown as Outbox;
     const config = { JOB_LEASE_SECONDS: 30, BACKUP_CONCURRENCY: 1 } as BackupServiceConfig;
-    return new BackupJobs(rpc, dataSource, uploader, store, removal, outbox, config);
+    return new BackupJobs(rpc, repository, uploader, store, removal, outbox, config);
   }
 }
 
@@ -262,7 +268,7 @@ describe('BackupJobs', () => {
     await jobs.failed(
       job(),
       { kind: 'database-not-running', reason: 'pg_basebackup: connection refused' },
-      world.manager,
+      world.tx,
     );
     const record = world.backups.get('bkp_1');
     assert.equal(record?.status, 'failed');
@@ -281,7 +287,7 @@ describe('BackupJobs', () => {
     world.addBackup('completed');
 
     const jobs = world.jobs();
-    await jobs.failed(job(), { kind: 'exhausted', reason: 'lease lapsed' }, world.manager);
+    await jobs.failed(job(), { kind: 'exhausted', reason: 'lease lapsed' }, world.tx);
 
     assert.equal(world.backups.get('bkp_1')?.status, 'completed');
     assert.deepEqual(world.steps, ['record failed (0)']);

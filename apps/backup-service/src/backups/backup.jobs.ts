@@ -1,20 +1,19 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { BackupSource, BackupStatusChanged, RequestContext } from '@pgcloud/contracts';
 import { BACKUP_EVENTS, DATABASE_PATTERNS, DomainError } from '@pgcloud/contracts';
 import type { FailedJob, Job, JobFailure } from '@pgcloud/jobs';
-import { JobRunner, PermanentJobError, enqueue, holdJob } from '@pgcloud/jobs';
+import type { JobRunner } from '@pgcloud/jobs';
+import { PermanentJobError, enqueue, holdJob } from '@pgcloud/jobs';
 import { Outbox, RpcClient } from '@pgcloud/messaging';
 import { ObjectStore } from '@pgcloud/storage';
 import { hostname } from 'node:os';
-import { DataSource } from 'typeorm';
-import type { EntityManager } from 'typeorm';
 import { BackupServiceConfig } from '../config.js';
-import { moveBackup } from './backup-lifecycle.js';
-import { BackupEntity } from './backup.entity.js';
+import type { BackupEntity } from './backup.entity.js';
 import { backupBytes, backupSeconds } from './backup.metrics.js';
 import { BackupRemoval } from './backup-removal.js';
+import { BackupsRepository } from './backups.repository.js';
+import type { Transaction } from './backups.repository.js';
 import { BaseBackupUploader } from './base-backup.uploader.js';
 import type { UploadedBackup } from './base-backup.uploader.js';
 
@@ -56,22 +55,20 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
 
   constructor(
     private readonly rpc: RpcClient,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly backups: BackupsRepository,
     private readonly uploader: BaseBackupUploader,
     private readonly store: ObjectStore,
     private readonly removal: BackupRemoval,
     private readonly outbox: Outbox,
     config: BackupServiceConfig,
   ) {
-    this.runner = new JobRunner({
-      dataSource,
+    this.runner = backups.jobRunner({
       schema: BACKUPS_SCHEMA,
       leaseSeconds: config.JOB_LEASE_SECONDS,
       concurrency: config.BACKUP_CONCURRENCY,
       workerId: `backup-service-${hostname()}-${process.pid}`,
       handlers: { [TAKE_BACKUP]: (job) => this.take(job as Job<BackupJobPayload>) },
-      onFailed: (job, failure, manager) =>
-        this.failed(job as FailedJob<BackupJobPayload>, failure, manager),
+      onFailed: (job, failure, tx) => this.failed(job as FailedJob<BackupJobPayload>, failure, tx),
     });
   }
 
@@ -85,8 +82,8 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /** Queues the backup of a new record, in the transaction that writes it. */
-  async enqueue(manager: EntityManager, backupId: string, requestId: string): Promise<void> {
-    await enqueue(manager, {
+  async enqueue(tx: Transaction, backupId: string, requestId: string): Promise<void> {
+    await enqueue(tx, {
       schema: BACKUPS_SCHEMA,
       type: TAKE_BACKUP,
       key: backupId,
@@ -104,10 +101,10 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
   async take(job: Job<BackupJobPayload>): Promise<void> {
     const ctx: RequestContext = { requestId: job.payload.request_id };
     const id = job.payload.backup_id;
-    const record = await this.dataSource.transaction(async (manager) => {
-      const started = await moveBackup(manager, id, 'start', { startedAt: new Date() });
-      const now = await manager.findOneBy(BackupEntity, { id });
-      if (now && started) await this.announce(manager, ctx, now);
+    const record = await this.backups.transaction(async (tx) => {
+      const started = await this.backups.move(tx, id, 'start', { startedAt: new Date() });
+      const now = await this.backups.find(id, tx);
+      if (now && started) await this.announce(tx, ctx, now);
       return now;
     });
     if (!record || record.status !== 'running') return; // deleted, or finished by an earlier attempt
@@ -149,7 +146,7 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
     if (!moved) {
       // Deleted while it ran (see BackupRemoval): the object we wrote has no record. A
       // record another attempt completed keeps its object.
-      const now = await this.dataSource.getRepository(BackupEntity).findOneBy({ id });
+      const now = await this.backups.find(id);
       if (!now || now.status === 'failed') await this.store.delete(record.objectKey);
       this.logger.log(`backup ${id} moved on to ${now?.status ?? 'deleted'} meanwhile`);
       return 'discarded';
@@ -172,9 +169,9 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
     record: BackupEntity,
     uploaded: UploadedBackup,
   ): Promise<boolean | undefined> {
-    return this.dataSource.transaction(async (manager) => {
-      if (!(await holdJob(manager, job, BACKUPS_SCHEMA))) return undefined;
-      const moved = await moveBackup(manager, job.payload.backup_id, 'complete', {
+    return this.backups.transaction(async (tx) => {
+      if (!(await holdJob(tx, job, BACKUPS_SCHEMA))) return undefined;
+      const moved = await this.backups.move(tx, job.payload.backup_id, 'complete', {
         sizeBytes: uploaded.sizeBytes,
         checksumSha256: uploaded.checksumSha256,
         startLsn: uploaded.startLsn,
@@ -183,7 +180,7 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
         completedAt: new Date(),
         error: null,
       });
-      if (moved) await this.announce(manager, ctx, { ...record, status: 'completed', error: null });
+      if (moved) await this.announce(tx, ctx, { ...record, status: 'completed', error: null });
       return moved;
     });
   }
@@ -212,24 +209,24 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
   async failed(
     job: FailedJob<BackupJobPayload>,
     { kind, reason }: JobFailure,
-    manager: EntityManager,
+    tx: Transaction,
   ): Promise<void> {
     const ctx: RequestContext = { requestId: job.payload.request_id };
-    const record = await manager.findOneBy(BackupEntity, { id: job.payload.backup_id });
+    const record = await this.backups.find(job.payload.backup_id, tx);
     if (!record) return;
     this.logger.error(`backup ${record.id} failed: ${reason}`);
     const error = kind === FAILURES.databaseNotRunning ? REASONS.notRunning : REASONS.failed;
-    const moved = await moveBackup(manager, record.id, 'fail', { error, completedAt: null }, [
+    const moved = await this.backups.move(tx, record.id, 'fail', { error, completedAt: null }, [
       record.status === 'pending' ? 'pending' : 'running',
     ]);
     if (!moved) return;
     await this.store.abortIncompleteUploads(record.objectKey);
     await this.store.delete(record.objectKey);
-    await this.announce(manager, ctx, { ...record, status: 'failed', error });
+    await this.announce(tx, ctx, { ...record, status: 'failed', error });
   }
 
   /** Announces the backup's status, in the transaction that moved it there. */
-  async announce(manager: EntityManager, ctx: RequestContext, record: BackupEntity): Promise<void> {
+  async announce(tx: Transaction, ctx: RequestContext, record: BackupEntity): Promise<void> {
     const payload: BackupStatusChanged = {
       backup_id: record.id,
       database_id: record.databaseId,
@@ -237,6 +234,6 @@ export class BackupJobs implements OnApplicationBootstrap, OnApplicationShutdown
       status: record.status,
     };
     if (record.error) payload.error = record.error;
-    await this.outbox.add(manager, BACKUP_EVENTS.statusChanged, ctx, payload);
+    await this.outbox.add(tx, BACKUP_EVENTS.statusChanged, ctx, payload);
   }
 }

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import type {
   ArchiveBackup,
   Backup,
@@ -19,16 +18,14 @@ import type {
 import { DATABASE_PATTERNS, DomainError, RESTORE_PATTERNS, isId, newId } from '@pgcloud/contracts';
 import { RpcClient, assertTierQuota, assertTimeLeft, requireUser } from '@pgcloud/messaging';
 import { ObjectStore } from '@pgcloud/storage';
-import { DataSource, In, Repository } from 'typeorm';
-import type { EntityManager } from 'typeorm';
 import { BackupServiceConfig } from '../config.js';
 import { AutomatedExpiry } from '../schedule/automated-expiry.js';
 import { BACKUP_BEGINS } from './backup-lifecycle.js';
-import { BackupEntity } from './backup.entity.js';
+import type { BackupEntity } from './backup.entity.js';
 import { BackupJobs } from './backup.jobs.js';
 import { baseBackupKey, downloadFileName, toArchiveBackup, toBackup } from './backup-object.js';
 import { BackupRemoval } from './backup-removal.js';
-import { COUNTED_STATUSES } from './manual-backup-quota.js';
+import { BackupsRepository } from './backups.repository.js';
 
 // A restore attempt fetches the archive at once; a retry asks for a new link.
 const RESTORE_LINK_SECONDS = 3600;
@@ -40,8 +37,7 @@ export class BackupsService {
 
   constructor(
     private readonly rpc: RpcClient,
-    @InjectRepository(BackupEntity) private readonly backups: Repository<BackupEntity>,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly backups: BackupsRepository,
     private readonly jobs: BackupJobs,
     private readonly removal: BackupRemoval,
     private readonly store: ObjectStore,
@@ -51,10 +47,7 @@ export class BackupsService {
 
   async list(ctx: RequestContext, ref: DatabaseRef): Promise<{ backups: Backup[] }> {
     const database = await this.rpc.call(DATABASE_PATTERNS.get, ctx, ref);
-    const rows = await this.backups.find({
-      where: { databaseId: database.id },
-      order: { createdAt: 'DESC', id: 'DESC' },
-    });
+    const rows = await this.backups.listNewestFirst(database.id);
     return { backups: rows.map(toBackup) };
   }
 
@@ -64,7 +57,7 @@ export class BackupsService {
     const database = await this.rpc.call(DATABASE_PATTERNS.get, ctx, ref);
     // Quota (403) before state (409), docs/api/backups.md; insert counts again under a
     // lock.
-    this.assertQuota(ctx, await this.keptManual(database.id));
+    this.assertQuota(ctx, await this.backups.countKeptManual(database.id));
     assertRunning(database);
     const record = await this.insert(ctx, database, ownerId, { type: 'manual' });
     this.jobs.wake();
@@ -96,10 +89,7 @@ export class BackupsService {
 
   /** For pitr-worker: every backup of a database, whatever its status, oldest first. */
   async forArchive(databaseId: string): Promise<{ backups: ArchiveBackup[] }> {
-    const rows = await this.backups.find({
-      where: { databaseId },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+    const rows = await this.backups.listOldestFirst(databaseId);
     return { backups: rows.map(toArchiveBackup) };
   }
 
@@ -164,7 +154,7 @@ export class BackupsService {
    */
   async restorePlan(backupId: string, databaseId: string): Promise<RestorePlan> {
     const record = isId('bkp', backupId)
-      ? await this.backups.findOneBy({ id: backupId, databaseId })
+      ? await this.backups.findOfDatabase(backupId, databaseId)
       : null;
     if (!record) throw new DomainError('BACKUP_NOT_FOUND', `Backup ${backupId} was not found.`);
     assertCompleted(record, 'restored');
@@ -192,37 +182,30 @@ export class BackupsService {
     fields: Pick<BackupEntity, 'type'> & Partial<Pick<BackupEntity, 'scheduleSlot' | 'expiresAt'>>,
   ): Promise<BackupEntity> {
     const id = newId('bkp');
-    const record = this.backups.create({
-      id,
-      databaseId: database.id,
-      projectId: database.project_id,
-      ownerId,
-      databaseName: database.name,
-      ...BACKUP_BEGINS,
-      objectKey: baseBackupKey(database.project_id, database.id, id),
-      sizeBytes: 0,
-      scheduleSlot: null,
-      expiresAt: null,
-      ...fields,
-    });
-    await this.dataSource.transaction(async (manager) => {
-      if (record.type === 'manual') {
-        // Manual backups of one database take turns, so two at once cannot both pass the
-        // quota. The two-key form keeps this lock apart from other services' one-key locks.
-        await manager.query(
-          "SELECT pg_advisory_xact_lock(hashtext('backups.manual'), hashtext($1))",
-          [database.id],
-        );
-        const kept = await this.keptManual(database.id, manager);
-        this.assertQuota(ctx, kept);
-      }
-      // Not after the caller has answered 503 (the lock above may have kept us waiting).
-      assertTimeLeft(ctx);
-      await manager.insert(BackupEntity, record);
-      await this.jobs.enqueue(manager, id, ctx.requestId);
-    });
+    const record = await this.backups.insert(
+      {
+        id,
+        databaseId: database.id,
+        projectId: database.project_id,
+        ownerId,
+        databaseName: database.name,
+        ...BACKUP_BEGINS,
+        objectKey: baseBackupKey(database.project_id, database.id, id),
+        sizeBytes: 0,
+        scheduleSlot: null,
+        expiresAt: null,
+        ...fields,
+      },
+      (keptManual) => {
+        if (keptManual !== undefined) this.assertQuota(ctx, keptManual);
+        // Not after the caller has answered 503 (the manual backups' lock may have kept us
+        // waiting).
+        assertTimeLeft(ctx);
+      },
+      (tx) => this.jobs.enqueue(tx, id, ctx.requestId),
+    );
     this.logger.log(`${record.type} backup ${id} of ${database.id} pending`);
-    return this.backups.findOneByOrFail({ id });
+    return record;
   }
 
   /** The caller's database, which a backup needs running. */
@@ -230,15 +213,6 @@ export class BackupsService {
     const database = await this.rpc.call(DATABASE_PATTERNS.get, ctx, ref);
     assertRunning(database);
     return database;
-  }
-
-  /** The manual backups of a database that count against its quota (manual-backup-quota.ts). */
-  private keptManual(databaseId: string, manager?: EntityManager): Promise<number> {
-    return (manager ?? this.dataSource.manager).countBy(BackupEntity, {
-      databaseId,
-      type: 'manual',
-      status: In([...COUNTED_STATUSES]),
-    });
   }
 
   private assertQuota(ctx: RequestContext, kept: number): void {
@@ -257,7 +231,7 @@ export class BackupsService {
       name: ref.name,
     });
     const record = isId('bkp', ref.backup_id)
-      ? await this.backups.findOneBy({ id: ref.backup_id, databaseId: database.id })
+      ? await this.backups.findOfDatabase(ref.backup_id, database.id)
       : null;
     if (!record)
       throw new DomainError('BACKUP_NOT_FOUND', `Backup ${ref.backup_id} was not found.`);

@@ -1,24 +1,21 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { withRequestId } from '@pgcloud/observability';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { RequestContext, RunningDatabase } from '@pgcloud/contracts';
 import { isUniqueViolation } from '@pgcloud/postgres';
-import { DataSource, In } from 'typeorm';
 import { DATABASE_PATTERNS, PITR_PATTERNS } from '@pgcloud/contracts';
 import { RpcClient } from '@pgcloud/messaging';
 import { BackupServiceConfig } from '../config.js';
-import { BackupEntity } from '../backups/backup.entity.js';
+import type { BackupEntity } from '../backups/backup.entity.js';
 import { BackupJobs } from '../backups/backup.jobs.js';
 import { BackupRemoval } from '../backups/backup-removal.js';
+import { BackupsRepository } from '../backups/backups.repository.js';
 import { BackupsService } from '../backups/backups.service.js';
 import { AutomatedExpiry } from './automated-expiry.js';
 import { scheduleSlot } from './backup-schedule.js';
 import type { ExpiredBackup } from './pitr-keep.js';
 import { neededByPitr } from './pitr-keep.js';
 
-// Every replica ticks; the one that takes this lock does the round, the others skip it.
-const SCHEDULE_LOCK = 'backups.schedule';
 // At most this many backups deleted a round, found in pages of this size...
 const SWEEP_BATCH = 100;
 // ...looking through at most this many pages, past expired backups PITR still needs.
@@ -41,7 +38,7 @@ export class BackupScheduler implements OnApplicationBootstrap, OnApplicationShu
 
   constructor(
     private readonly rpc: RpcClient,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly records: BackupsRepository,
     private readonly expiry: AutomatedExpiry,
     private readonly backups: BackupsService,
     private readonly removal: BackupRemoval,
@@ -66,12 +63,8 @@ export class BackupScheduler implements OnApplicationBootstrap, OnApplicationShu
     // Logged as one request: every line of the round carries its id.
     return withRequestId(ctx.requestId, async () => {
       try {
-        await this.dataSource.transaction(async (manager) => {
-          const [row] = await manager.query<{ locked: boolean }[]>(
-            'SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked',
-            [SCHEDULE_LOCK],
-          );
-          if (!row?.locked) return;
+        // Every replica ticks; the one that takes the lock does the round, the others skip it.
+        await this.records.inScheduleTurn(async () => {
           await this.scheduleDue(ctx);
           await this.sweepExpired(ctx);
         });
@@ -120,10 +113,7 @@ export class BackupScheduler implements OnApplicationBootstrap, OnApplicationShu
     const slots = new Map(
       running.map((d) => [d.database_id, String(scheduleSlot(d.database_id, now, intervalMs))]),
     );
-    const existing = await this.dataSource.getRepository(BackupEntity).find({
-      select: { databaseId: true, scheduleSlot: true },
-      where: { databaseId: In([...slots.keys()]), scheduleSlot: In([...new Set(slots.values())]) },
-    });
+    const existing = await this.records.inSlots([...slots.keys()], [...new Set(slots.values())]);
     const done = new Set(
       existing.filter((b) => slots.get(b.databaseId) === b.scheduleSlot).map((b) => b.databaseId),
     );
@@ -147,7 +137,7 @@ export class BackupScheduler implements OnApplicationBootstrap, OnApplicationShu
     const deletable: string[] = [];
     let after: SweepCandidate | undefined;
     for (let page = 0; page < SWEEP_PAGES && deletable.length < SWEEP_BATCH; page++) {
-      const candidates = await this.expiredPage(now, after);
+      const candidates = await this.records.expiredPage(now, after, SWEEP_BATCH);
       if (candidates.length === 0) break;
       const keepFrom = await this.keepFrom(ctx, candidates);
       if (!keepFrom) return [];
@@ -157,32 +147,6 @@ export class BackupScheduler implements OnApplicationBootstrap, OnApplicationShu
       after = candidates.at(-1);
     }
     return deletable.slice(0, SWEEP_BATCH);
-  }
-
-  /** One page of expired, finished backups, by (expires_at, id) after `after`. */
-  private expiredPage(now: Date, after: SweepCandidate | undefined): Promise<SweepCandidate[]> {
-    const query = this.dataSource
-      .getRepository(BackupEntity)
-      .createQueryBuilder('backup')
-      .select([
-        'backup.id',
-        'backup.databaseId',
-        'backup.status',
-        'backup.createdAt',
-        'backup.completedAt',
-        'backup.expiresAt',
-      ])
-      .where('backup.expiresAt < :now', { now })
-      .andWhere('backup.status IN (:...finished)', { finished: ['completed', 'failed'] })
-      .orderBy('backup.expiresAt', 'ASC')
-      .addOrderBy('backup.id', 'ASC')
-      .limit(SWEEP_BATCH);
-    if (after)
-      query.andWhere('(backup.expiresAt, backup.id) > (:afterExpiry, :afterId)', {
-        afterExpiry: after.expiresAt,
-        afterId: after.id,
-      });
-    return query.getMany();
   }
 
   /** pitr-worker's keep_from for the candidates' databases; undefined when it did not answer. */
