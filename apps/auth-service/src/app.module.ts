@@ -8,6 +8,7 @@ import { AuthServiceConfig } from './config.js';
 import { DeviceFlow } from './device/device-flow.js';
 import { DeviceFlowService } from './device/device-flow.service.js';
 import { DeviceRequestEntity, WrongCodeAttemptEntity } from './device/device-request.entity.js';
+import { DeviceRequestsRepository } from './device/device-requests.repository.js';
 import { GithubApi, HttpFetch } from './github/github-api.js';
 import { GithubDeviceFlowService } from './github/github-device-flow.service.js';
 import { AuthSweep } from './housekeeping/auth-sweep.js';
@@ -16,8 +17,10 @@ import { SweepIndexes1764000000000 } from './migrations/1764000000000-sweep-inde
 import { TokenKinds1765000000000 } from './migrations/1765000000000-token-kinds.js';
 import { AccessTokenEntity } from './tokens/access-token.entity.js';
 import { TokenUsage } from './tokens/token-usage.js';
+import { TokensRepository } from './tokens/tokens.repository.js';
 import { TokensService } from './tokens/tokens.service.js';
 import { UserEntity } from './users/user.entity.js';
+import { UsersRepository } from './users/users.repository.js';
 import { UsersService } from './users/users.service.js';
 
 export const AUTH_SCHEMA = 'auth';
@@ -42,6 +45,9 @@ export class AppModule {
       providers: [
         { provide: AuthServiceConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'auth-service' },
+        UsersRepository,
+        TokensRepository,
+        DeviceRequestsRepository,
         UsersService,
         TokensService,
         TokenUsage,

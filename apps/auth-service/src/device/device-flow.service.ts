@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import type {
   DeviceAuthorization,
   DeviceTokenResult,
@@ -9,10 +8,9 @@ import type {
 } from '@pgcloud/contracts';
 import { DomainError, newId } from '@pgcloud/contracts';
 import { isUniqueViolation } from '@pgcloud/postgres';
-import { DataSource, MoreThan, Repository } from 'typeorm';
 import { AuthServiceConfig } from '../config.js';
 import { TokensService } from '../tokens/tokens.service.js';
-import { UserEntity } from '../users/user.entity.js';
+import { UsersRepository } from '../users/users.repository.js';
 import { UsersService, toUser } from '../users/users.service.js';
 import {
   formatUserCode,
@@ -22,12 +20,11 @@ import {
   sha256,
 } from './codes.js';
 import type { DeviceFlow } from './device-flow.js';
-import { DeviceRequestEntity, WrongCodeAttemptEntity } from './device-request.entity.js';
+import type { WrongCodeAttemptEntity } from './device-request.entity.js';
+import { DeviceRequestsRepository } from './device-requests.repository.js';
 
 /** RFC 8628: each slow_down adds five seconds to the interval. */
 const SLOW_DOWN_STEP_SECONDS = 5;
-/** The first key of the advisory lock a client IP's wrong codes are counted under. */
-const WRONG_CODE_LOCK = 'auth.wrong-codes';
 
 /** The OAuth device flow with the local identity provider. */
 @Injectable()
@@ -35,12 +32,9 @@ export class DeviceFlowService implements DeviceFlow {
   private readonly logger = new Logger(DeviceFlowService.name);
 
   constructor(
-    @InjectRepository(DeviceRequestEntity)
-    private readonly requests: Repository<DeviceRequestEntity>,
-    @InjectRepository(WrongCodeAttemptEntity)
-    private readonly wrongCodes: Repository<WrongCodeAttemptEntity>,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly requests: DeviceRequestsRepository,
     private readonly users: UsersService,
+    private readonly userRecords: UsersRepository,
     private readonly tokens: TokensService,
     private readonly config: AuthServiceConfig,
   ) {}
@@ -77,11 +71,7 @@ export class DeviceFlowService implements DeviceFlow {
 
   /** One poll of the client; the row lock makes the exchange for a token happen once. */
   poll(ctx: RequestContext, deviceCode: string): Promise<DeviceTokenResult> {
-    return this.dataSource.transaction(async (manager) => {
-      const request = await manager.findOne(DeviceRequestEntity, {
-        where: { deviceCodeHash: sha256(deviceCode) },
-        lock: { mode: 'pessimistic_write' },
-      });
+    return this.requests.withLocked(sha256(deviceCode), async (request, manager) => {
       if (!request || request.status === 'exchanged') {
         throw new DomainError(
           'DEVICE_CODE_INVALID',
@@ -98,11 +88,7 @@ export class DeviceFlowService implements DeviceFlow {
       const intervalSeconds = tooSoon
         ? request.intervalSeconds + SLOW_DOWN_STEP_SECONDS
         : request.intervalSeconds;
-      await manager.update(
-        DeviceRequestEntity,
-        { id: request.id },
-        { lastPolledAt: now, intervalSeconds },
-      );
+      await this.requests.recordPoll(request.id, now, intervalSeconds, manager);
       if (tooSoon) return { status: 'slow_down', interval: intervalSeconds };
 
       switch (request.status) {
@@ -111,9 +97,9 @@ export class DeviceFlowService implements DeviceFlow {
         case 'denied':
           throw new DomainError('ACCESS_DENIED', 'The sign-in request was denied.');
         case 'approved': {
-          const user = await manager.findOneByOrFail(UserEntity, { id: request.userId ?? '' });
-          const accessToken = await this.tokens.issue(manager, user.id);
-          await manager.update(DeviceRequestEntity, { id: request.id }, { status: 'exchanged' });
+          const user = await this.userRecords.get(request.userId ?? '', manager);
+          const accessToken = await this.tokens.issue(user.id, manager);
+          await this.requests.markExchanged(request.id, manager);
           this.logger.log(`token issued to ${user.id}`);
           return { access_token: accessToken, token_type: 'Bearer', user: toUser(user) };
         }
@@ -131,9 +117,7 @@ export class DeviceFlowService implements DeviceFlow {
       throw new DomainError('ACCESS_DENIED', `The login "${form.login}" may not sign in here.`);
     }
     const userCode = normalizeUserCode(form.user_code);
-    const request = userCode
-      ? await this.requests.findOneBy({ userCode, status: 'pending' })
-      : null;
+    const request = userCode ? await this.requests.findPending(userCode) : null;
     if (!request) {
       await this.recordWrongCode(form.client_ip);
       throw new DomainError(
@@ -148,52 +132,43 @@ export class DeviceFlowService implements DeviceFlow {
       );
     }
     if (form.action === 'deny') {
-      await this.requests.update({ id: request.id, status: 'pending' }, { status: 'denied' });
+      await this.requests.deny(request.id);
       this.logger.log(`device request denied`);
       return { outcome: 'denied', login: form.login };
     }
     const user = await this.users.signInLocal(form.login, form.email);
-    const result = await this.requests.update(
-      { id: request.id, status: 'pending' },
-      { status: 'approved', userId: user.id },
-    );
-    if (result.affected !== 1)
+    if (!(await this.requests.approve(request.id, user.id)))
       throw new DomainError('DEVICE_CODE_INVALID', 'That code was already used.');
     this.logger.log(`device request approved for ${user.id}`);
     return { outcome: 'approved', login: user.login };
   }
 
   /**
-   * Counts a wrong code against its client IP, or refuses it once the limit is reached.
-   * Count and insert happen under a lock per IP, so parallel wrong codes cannot all pass
-   * the count before any is recorded; the lock ends with the transaction. The two-key
-   * lock keeps these apart from other advisory locks on the metadata database.
+   * Counts a wrong code against its client IP, or refuses it once the limit is reached;
+   * the count and the insert are one turn of the IP (DeviceRequestsRepository.insertWrongCode).
    */
   private recordWrongCode(clientIp: string): Promise<void> {
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
-        WRONG_CODE_LOCK,
-        clientIp,
-      ]);
-      await this.refuseWhenTooManyWrongCodes(
-        clientIp,
-        manager.getRepository(WrongCodeAttemptEntity),
-      );
-      await manager.insert(WrongCodeAttemptEntity, { clientIp });
-    });
+    return this.requests.insertWrongCode(
+      clientIp,
+      this.config.DEVICE_WRONG_CODE_WINDOW_SECONDS * 1000,
+      this.config.DEVICE_WRONG_CODE_LIMIT,
+      (attempts) => this.refuseAtLimit(attempts),
+    );
   }
 
-  private async refuseWhenTooManyWrongCodes(
-    clientIp: string,
-    wrongCodes: Repository<WrongCodeAttemptEntity> = this.wrongCodes,
-  ): Promise<void> {
+  private async refuseWhenTooManyWrongCodes(clientIp: string): Promise<void> {
+    this.refuseAtLimit(
+      await this.requests.recentWrongCodes(
+        clientIp,
+        this.config.DEVICE_WRONG_CODE_WINDOW_SECONDS * 1000,
+        this.config.DEVICE_WRONG_CODE_LIMIT,
+      ),
+    );
+  }
+
+  /** RATE_LIMIT_EXCEEDED when the IP's wrong codes of the window reach the limit. */
+  private refuseAtLimit(attempts: WrongCodeAttemptEntity[]): void {
     const windowMs = this.config.DEVICE_WRONG_CODE_WINDOW_SECONDS * 1000;
-    const since = new Date(Date.now() - windowMs);
-    const attempts = await wrongCodes.find({
-      where: { clientIp, attemptedAt: MoreThan(since) },
-      order: { attemptedAt: 'ASC' },
-      take: this.config.DEVICE_WRONG_CODE_LIMIT,
-    });
     const oldest = attempts[0];
     if (oldest && attempts.length >= this.config.DEVICE_WRONG_CODE_LIMIT) {
       const minutes = Math.ceil((oldest.attemptedAt.getTime() + windowMs - Date.now()) / 60_000);

@@ -3,7 +3,6 @@ import { before, describe, it } from 'node:test';
 import { Logger } from '@nestjs/common';
 import type { DeviceTokenResult } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
-import type { DataSource, EntityManager } from 'typeorm';
 import { loadConfig } from '../config.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import type { UsersService } from '../users/users.service.js';
@@ -54,11 +53,8 @@ function serviceWith(routes: Record<string, Route>) {
     },
   } as unknown as UsersService;
   const tokens = { issue: () => Promise.resolve('pgc_spec') } as unknown as TokensService;
-  const dataSource = {
-    transaction: <T>(work: (manager: EntityManager) => Promise<T>) => work({} as EntityManager),
-  } as unknown as DataSource;
   const api = new GithubApi(config, http);
-  const service = new GithubDeviceFlowService(api, users, tokens, dataSource, config);
+  const service = new GithubDeviceFlowService(api, users, tokens, config);
   return { service, seen, signIns };
 }
 

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type {
   DeviceAuthorization,
   DeviceTokenResult,
@@ -7,7 +6,6 @@ import type {
   RequestContext,
 } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
-import { DataSource } from 'typeorm';
 import { AuthServiceConfig } from '../config.js';
 import type { DeviceFlow } from '../device/device-flow.js';
 import { TokensService } from '../tokens/tokens.service.js';
@@ -29,7 +27,6 @@ export class GithubDeviceFlowService implements DeviceFlow {
     private readonly github: GithubApi,
     private readonly users: UsersService,
     private readonly tokens: TokensService,
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly config: AuthServiceConfig,
   ) {
     this.verificationUri = `${config.GITHUB_BASE_URL.replace(/\/+$/, '')}/login/device`;
@@ -81,9 +78,7 @@ export class GithubDeviceFlowService implements DeviceFlow {
       identity.login,
       identity.email,
     );
-    const accessToken = await this.dataSource.transaction((manager) =>
-      this.tokens.issue(manager, user.id),
-    );
+    const accessToken = await this.tokens.issue(user.id);
     this.logger.log(`token issued to ${user.id} (GitHub user ${identity.id})`);
     return { access_token: accessToken, token_type: 'Bearer', user: toUser(user) };
   }

@@ -1,11 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { EntityTarget, ObjectLiteral } from 'typeorm';
-import { DataSource } from 'typeorm';
 import { AuthServiceConfig } from '../config.js';
-import { DeviceRequestEntity, WrongCodeAttemptEntity } from '../device/device-request.entity.js';
-import { AccessTokenEntity } from '../tokens/access-token.entity.js';
+import { DeviceRequestsRepository } from '../device/device-requests.repository.js';
+import { TokensRepository } from '../tokens/tokens.repository.js';
 
 const DAY_MS = 86_400_000;
 /**
@@ -39,7 +36,8 @@ export class AuthSweep implements OnApplicationBootstrap, OnApplicationShutdown 
   private sweeping: Promise<void> | undefined;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly deviceRequests: DeviceRequestsRepository,
+    private readonly tokens: TokensRepository,
     private readonly config: AuthServiceConfig,
   ) {}
 
@@ -62,17 +60,9 @@ export class AuthSweep implements OnApplicationBootstrap, OnApplicationShutdown 
     const tokenBefore = new Date(now - ACCESS_TOKEN_GRACE_MS);
     return {
       // Whatever its status: an exchanged or denied request answers the same once expired.
-      deviceRequests: await this.deleteWhere(DeviceRequestEntity, 'expires_at < :before', {
-        before: deviceBefore,
-      }),
-      wrongCodes: await this.deleteWhere(WrongCodeAttemptEntity, 'attempted_at < :before', {
-        before: wrongCodeBefore,
-      }),
-      accessTokens: await this.deleteWhere(
-        AccessTokenEntity,
-        'expires_at < :before OR revoked_at < :before',
-        { before: tokenBefore },
-      ),
+      deviceRequests: await this.deviceRequests.deleteExpiredBefore(deviceBefore),
+      wrongCodes: await this.deviceRequests.deleteWrongCodesBefore(wrongCodeBefore),
+      accessTokens: await this.tokens.deleteExpiredOrRevokedBefore(tokenBefore),
     };
   }
 
@@ -87,19 +77,5 @@ export class AuthSweep implements OnApplicationBootstrap, OnApplicationShutdown 
       })
       .catch((err: unknown) => this.logger.warn(`sweep failed, retried next round: ${String(err)}`))
       .finally(() => (this.sweeping = undefined));
-  }
-
-  private async deleteWhere(
-    entity: EntityTarget<ObjectLiteral>,
-    condition: string,
-    parameters: Record<string, Date>,
-  ): Promise<number> {
-    const result = await this.dataSource
-      .createQueryBuilder()
-      .delete()
-      .from(entity)
-      .where(condition, parameters)
-      .execute();
-    return result.affected ?? 0;
   }
 }

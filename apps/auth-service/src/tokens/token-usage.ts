@@ -1,8 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { AuthServiceConfig } from '../config.js';
+import { TokensRepository } from './tokens.repository.js';
 
 /**
  * When each token was last used, kept in memory and written every
@@ -17,7 +16,7 @@ export class TokenUsage implements OnApplicationBootstrap, BeforeApplicationShut
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly tokens: TokensRepository,
     private readonly config: AuthServiceConfig,
   ) {}
 
@@ -46,12 +45,7 @@ export class TokenUsage implements OnApplicationBootstrap, BeforeApplicationShut
     const batch = this.used;
     this.used = new Map();
     try {
-      await this.dataSource.query(
-        `UPDATE auth.access_tokens t SET last_used_at = u.at
-           FROM unnest($1::text[], $2::timestamptz[]) AS u (id, at)
-          WHERE t.id = u.id AND (t.last_used_at IS NULL OR t.last_used_at < u.at)`,
-        [[...batch.keys()], [...batch.values()].map((at) => at.toISOString())],
-      );
+      await this.tokens.recordLastUse(batch);
     } catch (err) {
       for (const [id, at] of batch) if (!this.used.has(id)) this.used.set(id, at);
       this.logger.warn(`last use of ${batch.size} token(s) not written yet: ${String(err)}`);

@@ -1,46 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import type {
   AuthenticatedUser,
   CreateTokenDto,
   CreatedApiKey,
   Deleted,
   LoggedOut,
-  Tier,
   TokenInfo,
   TokenKind,
   TokenList,
 } from '@pgcloud/contracts';
 import { API_KEY_DAYS, API_KEY_LIMIT, DomainError, isId, newId } from '@pgcloud/contracts';
-import type { PreparedStatement } from '@pgcloud/postgres';
-import { queryPrepared } from '@pgcloud/postgres';
-import type { EntityManager } from 'typeorm';
-import { IsNull, MoreThan, Repository } from 'typeorm';
 import { AuthServiceConfig } from '../config.js';
 import { generateAccessToken, looksLikeAccessToken, sha256 } from '../device/codes.js';
-import { AccessTokenEntity } from './access-token.entity.js';
+import type { AccessTokenEntity } from './access-token.entity.js';
 import { TokenUsage } from './token-usage.js';
+import type { Transaction } from './tokens.repository.js';
+import { TokensRepository } from './tokens.repository.js';
 
 const DAY_MS = 86_400_000;
-
-/** A token that is not revoked, by its hash, with its user. */
-const LIVE_TOKEN: PreparedStatement = {
-  name: 'auth.live-token',
-  text: `SELECT t.id AS token_id, t.expires_at, u.id, u.identity_id, u.login, u.email, u.tier
-           FROM auth.access_tokens t JOIN auth.users u ON u.id = t.user_id
-          WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
-};
-
-interface LiveTokenRow {
-  token_id: string;
-  expires_at: Date;
-  id: string;
-  /** bigint, which pg answers as text. */
-  identity_id: string;
-  login: string;
-  email: string;
-  tier: Tier;
-}
 
 /** What a token is, beside its user: its kind, name and lifetime. */
 interface Issuing {
@@ -56,89 +33,57 @@ interface Issuing {
 @Injectable()
 export class TokensService {
   constructor(
-    @InjectRepository(AccessTokenEntity) private readonly tokens: Repository<AccessTokenEntity>,
+    private readonly tokens: TokensRepository,
     private readonly usage: TokenUsage,
     private readonly config: AuthServiceConfig,
   ) {}
 
-  /** The token of a device sign-in, written within the caller's transaction; the plain token is returned once. */
-  async issue(manager: EntityManager, userId: string): Promise<string> {
-    const issued = await this.insert(manager, userId, {
-      kind: 'device',
-      name: 'device sign-in',
-      days: this.config.TOKEN_TTL_DAYS,
-    });
-    return issued.token;
-  }
-
-  private async insert(
-    manager: EntityManager,
-    userId: string,
-    issuing: Issuing,
-  ): Promise<{ token: string; record: AccessTokenEntity }> {
+  /**
+   * The token of a device sign-in, written within the caller's transaction when given one;
+   * the plain token is returned once.
+   */
+  async issue(userId: string, manager?: Transaction): Promise<string> {
     const token = generateAccessToken();
-    const record = manager.create(AccessTokenEntity, {
-      id: newId('tok'),
-      tokenHash: sha256(token),
-      userId,
-      kind: issuing.kind,
-      name: issuing.name,
-      createdAt: new Date(),
-      lastUsedAt: null,
-      expiresAt: new Date(Date.now() + issuing.days * DAY_MS),
-      revokedAt: null,
-    });
-    await manager.insert(AccessTokenEntity, record);
-    return { token, record };
+    await this.tokens.insert(
+      newRecord(token, userId, {
+        kind: 'device',
+        name: 'device sign-in',
+        days: this.config.TOKEN_TTL_DAYS,
+      }),
+      manager,
+    );
+    return token;
   }
 
   /** A new API key; QUOTA_EXCEEDED when the user holds API_KEY_LIMIT live ones already. */
   async createApiKey(userId: string, request: CreateTokenDto): Promise<CreatedApiKey> {
-    return this.tokens.manager.transaction(async (manager) => {
-      // One at a time per user, so two at once cannot both pass the count.
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-        `auth.api-keys:${userId}`,
-      ]);
-      const live = await manager.countBy(AccessTokenEntity, {
-        userId,
-        kind: 'api_key',
-        revokedAt: IsNull(),
-        expiresAt: MoreThan(new Date()),
-      });
+    const token = generateAccessToken();
+    const record = await this.tokens.insertApiKey(userId, (live) => {
       if (live >= API_KEY_LIMIT)
         throw new DomainError(
           'QUOTA_EXCEEDED',
           `A user holds at most ${API_KEY_LIMIT} live API keys; revoke one first.`,
         );
-      const { token, record } = await this.insert(manager, userId, {
+      return newRecord(token, userId, {
         kind: 'api_key',
         name: request.name,
         days: request.expires_in_days ?? API_KEY_DAYS.default,
       });
-      return { ...toTokenInfo(record, undefined), token };
     });
+    return { ...toTokenInfo(record, undefined), token };
   }
 
   /** The user's live tokens, newest first; `currentId` is the calling one. */
   async list(userId: string, currentId: string): Promise<TokenList> {
-    const live = await this.tokens.find({
-      where: { userId, revokedAt: IsNull(), expiresAt: MoreThan(new Date()) },
-      order: { createdAt: 'DESC', id: 'ASC' },
-    });
+    const live = await this.tokens.listLive(userId);
     return { tokens: live.map((record) => toTokenInfo(record, currentId)) };
   }
 
-  /**
-   * The user holding a live token. Every request a gateway's token cache misses asks this,
-   * so it is one prepared statement (two `findOneBy` cost a round trip and a query build
-   * each, and a query parsed and planned each time costs PostgreSQL twice the CPU).
-   */
+  /** The user holding a live token; every request a gateway's token cache misses asks this. */
   async verify(token: string): Promise<AuthenticatedUser> {
     const refused = new DomainError('AUTH_REQUIRED', 'The access token is not valid.');
     if (!looksLikeAccessToken(token)) throw refused;
-    const [row] = await queryPrepared<LiveTokenRow>(this.tokens.manager.connection, LIVE_TOKEN, [
-      sha256(token),
-    ]);
+    const row = await this.tokens.findUnrevoked(sha256(token));
     if (!row || row.expires_at.getTime() <= Date.now()) throw refused;
     this.usage.record(row.token_id);
     return {
@@ -153,25 +98,33 @@ export class TokensService {
 
   /** Logout: the calling token, or with `all` every live token of the user. */
   async logout(userId: string, tokenId: string, all: boolean): Promise<LoggedOut> {
-    const moved = await this.tokens.update(
-      all ? { userId, revokedAt: IsNull() } : { id: tokenId, userId, revokedAt: IsNull() },
-      { revokedAt: new Date() },
-    );
-    return { revoked: true, count: moved.affected ?? 0 };
+    const count = all
+      ? await this.tokens.revokeAll(userId)
+      : await this.tokens.revokeUnrevoked(tokenId, userId);
+    return { revoked: true, count };
   }
 
   /** Revokes one live token of the user; TOKEN_NOT_FOUND for any other id. */
   async revoke(userId: string, tokenId: string): Promise<Deleted> {
-    const moved = isId('tok', tokenId)
-      ? await this.tokens.update(
-          { id: tokenId, userId, revokedAt: IsNull(), expiresAt: MoreThan(new Date()) },
-          { revokedAt: new Date() },
-        )
-      : { affected: 0 };
-    if (moved.affected !== 1)
-      throw new DomainError('TOKEN_NOT_FOUND', `No live token ${tokenId} of yours.`);
+    const moved = isId('tok', tokenId) ? await this.tokens.revokeLive(tokenId, userId) : 0;
+    if (moved !== 1) throw new DomainError('TOKEN_NOT_FOUND', `No live token ${tokenId} of yours.`);
     return { id: tokenId, deleted: true };
   }
+}
+
+/** A new token's record: only the SHA-256 of the token is stored. */
+function newRecord(token: string, userId: string, issuing: Issuing): AccessTokenEntity {
+  return {
+    id: newId('tok'),
+    tokenHash: sha256(token),
+    userId,
+    kind: issuing.kind,
+    name: issuing.name,
+    createdAt: new Date(),
+    lastUsedAt: null,
+    expiresAt: new Date(Date.now() + issuing.days * DAY_MS),
+    revokedAt: null,
+  };
 }
 
 function toTokenInfo(record: AccessTokenEntity, currentId: string | undefined): TokenInfo {
