@@ -2,6 +2,66 @@ import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+// The packages tests run on: helpers (libs/testing), the development stack (libs/devstack)
+// and the Kubernetes stand-ins (libs/kube-stand-in). An app's own code imports none of them;
+// its specs and their fixtures may (docs/development.md#layout).
+const TEST_PACKAGES = ['type:testing', 'type:devstack', 'type:kube-stand-in'];
+const APP_TEST_FILES = [
+  'apps/**/*.spec.ts',
+  'apps/**/*.int-spec.ts',
+  'apps/**/*.fixture.ts',
+  'apps/**/*.int-fixtures.ts',
+  'apps/**/*.testing.ts',
+  // The conformance suite that both drivers' int-specs run.
+  'apps/database-provisioner/src/drivers/conformance/**/*.ts',
+];
+
+/** The rule, with what an app's files may import beside contracts and libs. */
+function moduleBoundaries(appsMayUse) {
+  return [
+    'error',
+    {
+      enforceBuildableLibDependency: false,
+      allow: [],
+      depConstraints: [
+        { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [] },
+        { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:contracts', 'type:lib'] },
+        { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:lib'] },
+        {
+          sourceTag: 'type:devstack',
+          onlyDependOnLibsWithTags: ['type:contracts', 'type:lib', 'type:testing'],
+        },
+        {
+          sourceTag: 'type:kube-stand-in',
+          onlyDependOnLibsWithTags: ['type:contracts', 'type:lib', 'type:testing'],
+        },
+        {
+          sourceTag: 'type:bench-support',
+          onlyDependOnLibsWithTags: ['type:contracts', 'type:lib', 'type:testing', 'type:devstack'],
+        },
+        {
+          sourceTag: 'type:app',
+          onlyDependOnLibsWithTags: ['type:contracts', 'type:lib', ...appsMayUse],
+        },
+        {
+          sourceTag: 'type:e2e',
+          onlyDependOnLibsWithTags: ['type:contracts', 'type:lib', ...TEST_PACKAGES],
+        },
+        {
+          sourceTag: 'type:bench',
+          onlyDependOnLibsWithTags: [
+            'type:contracts',
+            'type:lib',
+            'type:testing',
+            'type:devstack',
+            'type:bench-support',
+          ],
+        },
+      ],
+    },
+  ];
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -26,30 +86,7 @@ export default tseslint.config(
       },
     },
     rules: {
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allow: [],
-          depConstraints: [
-            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [] },
-            { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:contracts', 'type:lib'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:lib'] },
-            {
-              sourceTag: 'type:app',
-              onlyDependOnLibsWithTags: ['type:contracts', 'type:lib', 'type:testing'],
-            },
-            {
-              sourceTag: 'type:e2e',
-              onlyDependOnLibsWithTags: ['type:contracts', 'type:lib', 'type:testing'],
-            },
-            {
-              sourceTag: 'type:bench',
-              onlyDependOnLibsWithTags: ['type:contracts', 'type:lib', 'type:testing'],
-            },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': moduleBoundaries([]),
       '@typescript-eslint/no-floating-promises': [
         'error',
         {
@@ -73,6 +110,10 @@ export default tseslint.config(
       ],
       '@typescript-eslint/no-extraneous-class': 'off',
     },
+  },
+  {
+    files: APP_TEST_FILES,
+    rules: { '@nx/enforce-module-boundaries': moduleBoundaries(TEST_PACKAGES) },
   },
   {
     // Messages: a handler answers a catalogue declaration (@Handles, which checks that its

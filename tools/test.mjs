@@ -49,7 +49,7 @@ build();
 const { AREAS, groupsOf, suitesOfArea, specMatchesArea } =
   await import('../apps/e2e/dist/groups.js');
 const specs = (pattern) =>
-  ['libs', 'apps']
+  ['libs', 'apps', 'bench']
     .flatMap((dir) => testFiles(join(root, dir), pattern))
     .filter((file) => !area || specMatchesArea(file, area))
     .sort();
@@ -82,7 +82,7 @@ if (intFiles.length + groups.length > 0) {
     mkdirSync(join(root, '.data', 'logs'), { recursive: true });
     ensureBaseImage(await ensureEngine(join(root, '.data', 'logs', 'dockerd.log')));
   }
-  const { provideS3 } = await import('@pgcloud/testing');
+  const { provideS3 } = await import('@pgcloud/devstack');
   const checkout = createHash('sha256').update(root).digest('hex').slice(0, 8);
   console.log(`\n== local S3 for this run, set S3_ENDPOINT to use another (at ${elapsed()})`);
   ({ env: s3Env, localS3 } = await provideS3(

@@ -5,5 +5,5 @@ import { CEPH, ensurePackages } from './system-packages.mjs';
 prepare();
 // The local S3 (unless S3_ENDPOINT names one) runs Ceph's daemons from Debian's packages.
 if (!process.env.S3_ENDPOINT) ensurePackages(CEPH);
-const { runUp } = await import('@pgcloud/testing');
+const { runUp } = await import('@pgcloud/devstack');
 await runUp();

@@ -39,6 +39,7 @@ describe('the e2e groups', () => {
     assert.deepEqual([...suitesOfArea('kubernetes')], ['kubernetes-driver']);
     assert.ok(specMatchesArea('apps/database-provisioner/dist/restores/x.spec.js', 'restores'));
     assert.ok(!specMatchesArea('apps/api-gateway/dist/http/body-parsing.spec.js', 'restores'));
+    assert.ok(specMatchesArea('libs/kube-stand-in/dist/pod-env.spec.js', 'kubernetes'));
     assert.equal(groupsOf().length, E2E_GROUPS.length);
   });
 });

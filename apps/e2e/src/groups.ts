@@ -191,9 +191,18 @@ export function suitesOfArea(area: string): Set<string> {
   );
 }
 
-/** True when a unit or integration test file's path names the area. */
+/** Packages in an area their path does not name: the Kubernetes stand-ins. */
+const PACKAGE_AREAS: Readonly<Record<string, readonly string[]>> = {
+  'libs/kube-stand-in/': ['kubernetes'],
+};
+
+/** True when a unit or integration test file's path names the area, or its package is in it. */
 export function specMatchesArea(path: string, area: string): boolean {
-  return path.toLowerCase().includes(stem(area));
+  const lower = path.toLowerCase();
+  const areas = Object.entries(PACKAGE_AREAS).flatMap(([dir, names]) =>
+    lower.startsWith(dir) ? names : [],
+  );
+  return lower.includes(stem(area)) || areas.some((name) => stem(name) === stem(area));
 }
 
 /** The groups that hold any of the suites (every group when `suites` is undefined). */

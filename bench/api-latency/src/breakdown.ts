@@ -1,8 +1,8 @@
 // Where a gateway request's time goes, from the histograms the apps already keep
 // (/metrics on their management ports): the gateway's time per request, its RPC calls'
 // round trips, and the services' handlers.
-import type { HistogramTotals } from '@pgcloud/testing';
-import { histogramTotals, scrapeMetrics } from '@pgcloud/testing';
+import type { HistogramTotals } from '@pgcloud/bench-support';
+import { histogramTotals, scrapeMetrics } from '@pgcloud/bench-support';
 
 /** One reading of the histograms a breakdown needs. */
 export interface HopReading {

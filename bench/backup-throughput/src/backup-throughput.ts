@@ -27,17 +27,17 @@ import {
   runPgTool,
 } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
-import type { BulkDatabase, Cleanup, Samples } from '@pgcloud/testing';
+import type { BulkDatabase, Cleanup, Samples } from '@pgcloud/bench-support';
+import { LocalS3 } from '@pgcloud/devstack';
+import { RestoredByHand } from '@pgcloud/testing';
 import {
-  LocalS3,
-  RestoredByHand,
   benchCount,
   bulkDatabase,
   formatSamples,
   median,
   pollUntil,
   runBench,
-} from '@pgcloud/testing';
+} from '@pgcloud/bench-support';
 import pg from 'pg';
 import type { Repository } from './pgbackrest.js';
 import { PgBackRest } from './pgbackrest.js';

@@ -16,7 +16,7 @@ import {
   withSuperuser,
 } from '@pgcloud/postgres';
 import type { ObjectStore } from '@pgcloud/storage';
-import type { LocalS3Credentials } from '@pgcloud/testing';
+import type { LocalS3Credentials } from '@pgcloud/devstack';
 
 const STANZA = 'bench';
 const SQL_TIMEOUT_MS = 30_000;

@@ -2,8 +2,9 @@
 // about 100 MB through the local daemon, beside `createdb -T` by hand on the same server
 // in the same run. It only prints; nothing passes or fails on a number.
 import { resolveOsUser } from '@pgcloud/postgres';
-import type { Cleanup } from '@pgcloud/testing';
-import { LocalDaemon, benchCount, formatReport, runBench } from '@pgcloud/testing';
+import type { Cleanup } from '@pgcloud/bench-support';
+import { LocalDaemon } from '@pgcloud/devstack';
+import { benchCount, formatReport, runBench } from '@pgcloud/bench-support';
 import { timeCreatedb, timeDaemonCopy } from './copies.js';
 import { deleteCopies, makeTemplate } from './template.js';
 

@@ -16,8 +16,9 @@ import type { Client } from '@pgcloud/api-client';
 import { getBackupDownload, unwrap } from '@pgcloud/api-client';
 import { WAL_SEGMENT_BYTES, chownFile, parseSegmentName, resolveOsUser } from '@pgcloud/postgres';
 import type { ObjectStore } from '@pgcloud/storage';
-import type { DatabasePath } from '@pgcloud/testing';
-import { RestoredByHand, downloadArchive, pollUntil } from '@pgcloud/testing';
+import type { DatabasePath } from '@pgcloud/bench-support';
+import { RestoredByHand, downloadArchive } from '@pgcloud/testing';
+import { pollUntil } from '@pgcloud/bench-support';
 
 // As many segments at once as pgcloud's restore fetches.
 const PARALLEL_FETCHES = 8;

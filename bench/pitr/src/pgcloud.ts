@@ -9,8 +9,8 @@ import {
   restorePitr,
   unwrap,
 } from '@pgcloud/api-client';
-import type { DatabasePath } from '@pgcloud/testing';
-import { pollUntil } from '@pgcloud/testing';
+import type { DatabasePath } from '@pgcloud/bench-support';
+import { pollUntil } from '@pgcloud/bench-support';
 
 // Archiving a gigabyte of WAL into the local S3 can trail the writes by minutes.
 const ARCHIVE_TIMEOUT_MS = 15 * 60_000;

@@ -11,7 +11,7 @@ import {
   unwrap,
 } from '@pgcloud/api-client';
 import { parseLsn, segmentOf } from '@pgcloud/postgres';
-import type { BulkDatabase, Cleanup, PhaseSeconds, Samples } from '@pgcloud/testing';
+import type { BulkDatabase, Cleanup, PhaseSeconds, Samples } from '@pgcloud/bench-support';
 import {
   benchCount,
   bulkDatabase,
@@ -21,7 +21,7 @@ import {
   runBench,
   timeRestorePhases,
   withParts,
-} from '@pgcloud/testing';
+} from '@pgcloud/bench-support';
 import type { HandRestore, HandSource } from './by-hand.js';
 import { restoreByHand } from './by-hand.js';
 import type { OurRestore } from './pgcloud.js';

@@ -11,7 +11,8 @@ import {
   resolveOsUser,
   runPgTool,
 } from '@pgcloud/postgres';
-import { freePort, stopLocalServers } from '@pgcloud/testing';
+import { freePort } from '@pgcloud/testing';
+import { stopLocalServers } from '@pgcloud/devstack';
 import pg from 'pg';
 
 /** Makes throwaway PostgreSQL clusters by hand, the way one would without pgcloud. */

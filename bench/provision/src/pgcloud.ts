@@ -8,7 +8,8 @@ import {
   listDatabases,
   unwrap,
 } from '@pgcloud/api-client';
-import type { ApiClient, SignedIn, Stack } from '@pgcloud/testing';
+import type { ApiClient, SignedIn } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/devstack';
 import { signIn } from '@pgcloud/testing';
 
 /** How often a new database's status is read. */

@@ -3,8 +3,10 @@
 // same machine in the same run. It only prints; nothing passes or fails on a number.
 import { Logger } from '@nestjs/common';
 import { createProject, unwrap } from '@pgcloud/api-client';
-import type { Cleanup } from '@pgcloud/testing';
-import { ApiClient, Stack, benchCount, formatReport, runBench } from '@pgcloud/testing';
+import type { Cleanup } from '@pgcloud/bench-support';
+import { ApiClient } from '@pgcloud/testing';
+import { Stack } from '@pgcloud/devstack';
+import { benchCount, formatReport, runBench } from '@pgcloud/bench-support';
 import { openBaseline } from './baseline.js';
 import { POLL_MS, deleteDatabases, signInPro, timeCreate } from './pgcloud.js';
 

@@ -17,12 +17,11 @@ import {
   restoreBackup,
   unwrap,
 } from '@pgcloud/api-client';
-import type { Cleanup, DatabasePath, PhaseSeconds, Samples } from '@pgcloud/testing';
+import type { Cleanup, DatabasePath, PhaseSeconds, Samples } from '@pgcloud/bench-support';
+import { RestoredByHand, downloadArchive } from '@pgcloud/testing';
 import {
-  RestoredByHand,
   benchCount,
   bulkDatabase,
-  downloadArchive,
   formatRatioOfMedians,
   formatSamples,
   phaseRows,
@@ -30,7 +29,7 @@ import {
   runBench,
   timeRestorePhases,
   withParts,
-} from '@pgcloud/testing';
+} from '@pgcloud/bench-support';
 
 // 3.3 million rows: a data directory of about 1.2 GB, an archive of about 270 MB.
 const ROWS = Number(process.env['BENCH_ROWS'] ?? '3300000');

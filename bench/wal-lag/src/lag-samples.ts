@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Client, EnabledPitr, RecoveryWindow, WalReceiverStatus } from '@pgcloud/api-client';
 import { enablePitr, getReceiverStatus, getRecoveryWindow, unwrap } from '@pgcloud/api-client';
-import type { DatabasePath } from '@pgcloud/testing';
+import type { DatabasePath } from '@pgcloud/bench-support';
 
 // The base backup of a small database and the receiver's first connection take seconds.
 const ARCHIVE_TIMEOUT_MS = 5 * 60_000;

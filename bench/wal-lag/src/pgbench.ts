@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { OsUser } from '@pgcloud/postgres';
 import { pgBinDir, resolveOsUser, runPgTool } from '@pgcloud/postgres';
-import type { BulkDatabase } from '@pgcloud/testing';
+import type { BulkDatabase } from '@pgcloud/bench-support';
 
 // Room past the run's own length for pgbench's vacuum and connections.
 const SLACK_MS = 5 * 60_000;

@@ -4,8 +4,8 @@
 // archiving costs the load: pgbench TPS before enabling PITR and with it, and the ratio.
 // It only prints; nothing passes or fails on a figure.
 import { performance } from 'node:perf_hooks';
-import type { Cleanup } from '@pgcloud/testing';
-import { bulkDatabase, plainMetric, runBench, scrapeMetrics } from '@pgcloud/testing';
+import type { Cleanup } from '@pgcloud/bench-support';
+import { bulkDatabase, plainMetric, runBench, scrapeMetrics } from '@pgcloud/bench-support';
 import type { LagSample } from './lag-samples.js';
 import { enablePitrAndWait, sampleDuring, waitForCatchUp } from './lag-samples.js';
 import { PgbenchDatabase } from './pgbench.js';

@@ -4,7 +4,7 @@ import type { INestMicroservice } from '@nestjs/common';
 import type { DeviceAuthorization, RequestContext, DomainError } from '@pgcloud/contracts';
 import { AUTH_PATTERNS } from '@pgcloud/contracts';
 import { startService } from '@pgcloud/messaging';
-import { Isolation } from '@pgcloud/testing';
+import { Isolation } from '@pgcloud/devstack';
 import { AppModule } from '../app.module.js';
 import { loadConfig } from '../config.js';
 import { sha256 } from './codes.js';

@@ -18,7 +18,7 @@ import {
   queueName,
   rmqServerOptions,
 } from '@pgcloud/messaging';
-import { PrivateRabbitMq } from '@pgcloud/testing';
+import { PrivateRabbitMq } from '@pgcloud/devstack';
 import type { RmqContext } from '@nestjs/microservices';
 import amqp from 'amqplib';
 import type { Channel, ChannelModel } from 'amqplib';

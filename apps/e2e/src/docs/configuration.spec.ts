@@ -33,7 +33,7 @@ const classNames = new Set(variables.map((variable) => variable.name));
 
 // The system's own variables, which the local daemon reads for its defaults: .env.example
 // only mentions them, since a container of the image gets every setting it names
-// (libs/testing/src/container-app.ts, which reads names as SETTING does).
+// (libs/devstack/src/container-app.ts, which reads names as SETTING does).
 const SYSTEM = ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME'];
 const SETTING = /^(?:# ?)?([A-Z][A-Z0-9_]+)=/gm;
 const SET = /^([A-Z][A-Z0-9_]+)=(.*)$/gm;

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Backup, CreatedBackup, Project } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
 import { ApiClient, eventually, signIn } from '@pgcloud/testing';
-import type { Stack } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/devstack';
 import type { ObjectStore } from '@pgcloud/storage';
 import { expectData } from '../support/assertions.js';
 import { waitForBackup } from '../support/backups.js';

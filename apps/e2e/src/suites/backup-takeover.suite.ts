@@ -9,7 +9,8 @@ import type {
   Project,
 } from '@pgcloud/contracts';
 import type { ObjectStore } from '@pgcloud/storage';
-import type { SignedIn, Stack } from '@pgcloud/testing';
+import type { SignedIn } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/devstack';
 import { ApiClient, eventually, signIn, TcpProxy } from '@pgcloud/testing';
 import { expectData } from '../support/assertions.js';
 import { psql, runningDatabase, waitForStatus } from '../support/databases.js';

@@ -9,7 +9,8 @@ import {
 } from '@pgcloud/contracts';
 import type { ServiceClient } from '@pgcloud/messaging';
 import { queueName } from '@pgcloud/messaging';
-import type { SignedIn, Stack } from '@pgcloud/testing';
+import type { SignedIn } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/devstack';
 import { signIn } from '@pgcloud/testing';
 import amqp from 'amqplib';
 import { expectData, expectError } from '../support/assertions.js';

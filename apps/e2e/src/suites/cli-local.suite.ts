@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { LocalDatabaseDetail, LocalDatabaseList } from '@pgcloud/contracts';
-import type { ApiClient, LocalDaemon } from '@pgcloud/testing';
+import type { ApiClient } from '@pgcloud/testing';
+import type { LocalDaemon } from '@pgcloud/devstack';
 import { expectData } from '../support/assertions.js';
 import { CliUser } from '../support/cli.js';
 import { sql } from '../support/local-daemon.js';

@@ -6,14 +6,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { CreatedBackup, CreatedRestore, Project } from '@pgcloud/contracts';
-import {
-  ApiClient,
-  STACK_APPS,
-  Stack,
-  WORKSPACE_ROOT,
-  containerName,
-  signIn,
-} from '@pgcloud/testing';
+import { ApiClient, WORKSPACE_ROOT, signIn } from '@pgcloud/testing';
+import { STACK_APPS, Stack, containerName } from '@pgcloud/devstack';
 import { expectData } from '../support/assertions.js';
 import { waitForBackup } from '../support/backups.js';
 import { TEST_IMAGE, buildTestImage, dockerClient, jsonLines } from '../support/containers.js';

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Database, Project } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
 import { ApiClient, eventually, signIn } from '@pgcloud/testing';
-import type { Stack } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/devstack';
 import { expectData } from '../support/assertions.js';
 import { postmasterPid, psql, runningDatabase, waitForStatus } from '../support/databases.js';
 import { sleep } from '../support/device-flow.js';

@@ -2,14 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { ApiResponse } from '@pgcloud/testing';
-import {
-  ApiClient,
-  Stack,
-  eventually,
-  openDeviceForm,
-  signIn,
-  submitDeviceForm,
-} from '@pgcloud/testing';
+import { ApiClient, eventually, openDeviceForm, signIn, submitDeviceForm } from '@pgcloud/testing';
+import { Stack } from '@pgcloud/devstack';
 import { expectData, expectError } from '../support/assertions.js';
 import { poll, startDevice } from '../support/device-flow.js';
 import { dripHead, requestWithHost } from '../support/raw-http.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { SignedIn, Stack } from '@pgcloud/testing';
+import type { SignedIn } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/devstack';
 import { expectData } from '../support/assertions.js';
 import { fuzzUser, userFixtures } from '../support/fuzz/fixtures.js';
 import { apiInventory, metadataInventory } from '../support/fuzz/inventory.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { User, UserProfile } from '@pgcloud/contracts';
-import { ApiClient, Stack, submitDeviceForm } from '@pgcloud/testing';
+import { ApiClient, submitDeviceForm } from '@pgcloud/testing';
+import { Stack } from '@pgcloud/devstack';
 import { expectData, expectError } from '../support/assertions.js';
 import { poll, startDevice } from '../support/device-flow.js';
 import type { FakeDeviceState, FakeGithubUser } from '../support/fake-github.js';

@@ -8,7 +8,8 @@ import type {
   Project,
   Restore,
 } from '@pgcloud/contracts';
-import type { ApiResponse, SignedIn, Stack } from '@pgcloud/testing';
+import type { ApiResponse, SignedIn } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/devstack';
 import { ApiClient, signIn } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
 import { waitForBackup } from '../support/backups.js';

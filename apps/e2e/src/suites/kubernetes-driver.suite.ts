@@ -15,14 +15,10 @@ import type {
   Project,
 } from '@pgcloud/contracts';
 import { fromMicros } from '@pgcloud/contracts';
-import type { SignedIn, Stack } from '@pgcloud/testing';
-import {
-  ApiClient,
-  eventuallyDefined,
-  KubernetesStandIn,
-  signIn,
-  WORKSPACE_ROOT,
-} from '@pgcloud/testing';
+import type { SignedIn } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/devstack';
+import { ApiClient, eventuallyDefined, signIn, WORKSPACE_ROOT } from '@pgcloud/testing';
+import { KubernetesStandIn } from '@pgcloud/kube-stand-in';
 import { expectData } from '../support/assertions.js';
 import { waitForBackup } from '../support/backups.js';
 import { psql, runningDatabase, waitForStatus } from '../support/databases.js';
@@ -35,7 +31,7 @@ const DATABASES_NAMESPACE = 'pgcloud-databases';
 
 /**
  * The whole stack with DATABASE_DRIVER=kubernetes, through the gateway, against STAND-INS
- * for Kubernetes and CloudNativePG (libs/testing/src/kubernetes: an API server of the
+ * for Kubernetes and CloudNativePG (libs/kube-stand-in: an API server of the
  * test's, and an operator that runs a real local PostgreSQL server per Cluster and each
  * restore Job's containers as local processes). The data round trips are real.
  */

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { LocalDatabaseDetail, LocalDatabaseList } from '@pgcloud/contracts';
 import type { ApiClient } from '@pgcloud/testing';
-import { LocalDaemon, loadLauncherEnv } from '@pgcloud/testing';
+import { LocalDaemon, loadLauncherEnv } from '@pgcloud/devstack';
 import { expectData, expectError } from '../support/assertions.js';
 import { sql } from '../support/local-daemon.js';
 

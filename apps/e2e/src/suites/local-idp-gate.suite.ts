@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Stack, eventually, runAppToCompletion } from '@pgcloud/testing';
+import { Stack, runAppToCompletion } from '@pgcloud/devstack';
+import { eventually } from '@pgcloud/testing';
 
 const PUBLIC_URL = 'https://pgcloud.example.com';
 

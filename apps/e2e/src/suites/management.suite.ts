@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { HEALTH_PING } from '@pgcloud/contracts';
 import { after, before, describe, it } from 'node:test';
-import type { SignedIn, Stack } from '@pgcloud/testing';
-import { ApiClient, PrivateRabbitMq, STACK_APPS, eventually, signIn } from '@pgcloud/testing';
+import type { SignedIn } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/devstack';
+import { ApiClient, eventually, signIn } from '@pgcloud/testing';
+import { PrivateRabbitMq, STACK_APPS } from '@pgcloud/devstack';
 import { expectData } from '../support/assertions.js';
 import type { Sample } from '../support/prometheus-text.js';
 import { parsePrometheusText, sumOf } from '../support/prometheus-text.js';

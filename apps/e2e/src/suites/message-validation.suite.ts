@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RpcDef } from '@pgcloud/contracts';
 import { ALL_PATTERNS, DomainError, SERVICE_NAMES, SERVICE_QUEUES } from '@pgcloud/contracts';
-import type { Stack } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/devstack';
 import { getMetadataStorage } from 'class-validator';
 import { sharedStack } from '../support/shared-stack.js';
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ApiClient, Stack, signIn } from '@pgcloud/testing';
+import { ApiClient, signIn } from '@pgcloud/testing';
+import { Stack } from '@pgcloud/devstack';
 import { expectData, expectError } from '../support/assertions.js';
 import { sleep } from '../support/device-flow.js';
 import { uniqueLogin } from '../support/shared-stack.js';

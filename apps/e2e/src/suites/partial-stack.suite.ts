@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ApiClient, Stack, signIn, submitDeviceForm } from '@pgcloud/testing';
+import { ApiClient, signIn, submitDeviceForm } from '@pgcloud/testing';
+import { Stack } from '@pgcloud/devstack';
 import { expectData, expectError } from '../support/assertions.js';
 import { sleep, startDevice } from '../support/device-flow.js';
 

@@ -12,7 +12,8 @@ import type {
 } from '@pgcloud/contracts';
 import { parseLsn, segmentOf } from '@pgcloud/postgres';
 import type { ObjectStore } from '@pgcloud/storage';
-import type { SignedIn, Stack } from '@pgcloud/testing';
+import type { SignedIn } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/devstack';
 import { ApiClient, signIn, eventually, eventuallyDefined } from '@pgcloud/testing';
 import { expectData } from '../support/assertions.js';
 import { psql, runningDatabase } from '../support/databases.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { CreatedRestore, Database } from '@pgcloud/contracts';
-import type { Stack } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/devstack';
 import { eventually } from '@pgcloud/testing';
 import { expectData } from '../support/assertions.js';
 import { psql } from '../support/databases.js';

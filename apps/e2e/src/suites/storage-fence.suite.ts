@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Database } from '@pgcloud/contracts';
-import type { Stack } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/devstack';
 import { eventually, eventuallyDefined } from '@pgcloud/testing';
 import pg from 'pg';
 import { expectData, expectError } from '../support/assertions.js';

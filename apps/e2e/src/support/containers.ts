@@ -1,7 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { WORKSPACE_ROOT, answeringDocker } from '@pgcloud/testing';
+import { WORKSPACE_ROOT } from '@pgcloud/testing';
+import { answeringDocker } from '@pgcloud/devstack';
 
 /** The image the container suite builds and runs. */
 export const TEST_IMAGE = 'pgcloud:test';

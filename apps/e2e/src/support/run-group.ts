@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { Stack, findSecretsInLogs, seenSecrets } from '@pgcloud/testing';
+import { Stack } from '@pgcloud/devstack';
+import { findSecretsInLogs, seenSecrets } from '@pgcloud/testing';
 import type { E2eGroup } from '../groups.js';
 import { E2E_GROUPS, selectedSuites } from '../groups.js';
 import { stopSharedDaemon } from './shared-daemon.js';

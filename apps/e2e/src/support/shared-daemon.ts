@@ -1,5 +1,5 @@
 import type { ApiClient } from '@pgcloud/testing';
-import { LocalDaemon } from '@pgcloud/testing';
+import { LocalDaemon } from '@pgcloud/devstack';
 
 let started: Promise<LocalDaemon> | undefined;
 

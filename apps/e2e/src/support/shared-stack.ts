@@ -1,4 +1,5 @@
-import { ApiClient, Stack } from '@pgcloud/testing';
+import { ApiClient } from '@pgcloud/testing';
+import { Stack } from '@pgcloud/devstack';
 
 /**
  * Settings of the stack every suite shares. The gateway trusts X-Forwarded-For so each

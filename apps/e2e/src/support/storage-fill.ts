@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { CreatedBackup, Database, Project } from '@pgcloud/contracts';
-import type { SignedIn, Stack } from '@pgcloud/testing';
+import type { SignedIn } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/devstack';
 import { ApiClient, eventually, eventuallyDefined, signIn } from '@pgcloud/testing';
 import pg from 'pg';
 import { expectData } from './assertions.js';

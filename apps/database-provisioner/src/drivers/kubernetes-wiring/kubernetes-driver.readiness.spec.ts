@@ -11,7 +11,7 @@ async function driverCheck(readiness: KubernetesDriverReadiness): Promise<void> 
   await check.check(new AbortController().signal);
 }
 
-// Against the in-memory API server of libs/testing: it answers as Kubernetes does (404 for
+// Against the in-memory API server of libs/kube-stand-in: it answers as Kubernetes does (404 for
 // a missing namespace, 401 for a token it does not know).
 describe('KubernetesDriverReadiness', () => {
   let api: ApiServerStandIn;

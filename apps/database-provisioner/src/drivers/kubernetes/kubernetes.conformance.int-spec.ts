@@ -11,7 +11,7 @@ import { KubernetesDriver } from './kubernetes.driver.js';
 
 const NAMESPACE = 'pgcloud-databases';
 
-// Against STAND-INS of Kubernetes and CNPG (libs/testing/src/kubernetes): there is no
+// Against STAND-INS of Kubernetes and CNPG (libs/kube-stand-in): there is no
 // cluster on the test machines. The servers behind them are real PostgreSQL servers.
 driverConformance('kubernetes (on stand-ins for Kubernetes and CNPG)', async () => {
   const pgBinDir =

@@ -1,5 +1,6 @@
 import type { CreatedBackup, Project } from '@pgcloud/contracts';
-import type { SignedIn, Stack } from '@pgcloud/testing';
+import type { SignedIn } from '@pgcloud/testing';
+import type { Stack } from '@pgcloud/devstack';
 import { signIn } from '@pgcloud/testing';
 import { expectData } from '../assertions.js';
 import { waitForBackup } from '../backups.js';
