@@ -7,10 +7,10 @@
 // Hidden options and commands stay out. Nothing depends on the terminal: commander's Help
 // gives the terms and descriptions, and this script lays them out.
 // apps/e2e/src/docs/cli.spec.ts checks that the page is what the command makes.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import * as prettier from 'prettier';
+import { differencesByPart, formatPage, pageCommand } from './generated-page.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** The page, from the repository's root. */
@@ -431,16 +431,8 @@ function markdown() {
 }
 
 /** The page as the built command line makes it today, formatted as prettier --check wants it. */
-export async function renderPage() {
-  const file = join(root, PAGE);
-  const options = { ...(await prettier.resolveConfig(file)), filepath: file };
-  // Paragraphs wrapped as the other pages are, then the repository's own settings.
-  const wrapped = await prettier.format(markdown(), {
-    ...options,
-    proseWrap: 'always',
-    printWidth: 90,
-  });
-  return prettier.format(wrapped, options);
+export function renderPage() {
+  return formatPage(PAGE, markdown());
 }
 
 /** A Markdown page's parts by heading, each with its text (fenced lines are no headings). */
@@ -459,34 +451,13 @@ function partsOf(text) {
 
 /** What differs between the page as made and as found, one line per heading. */
 export function pageDifferences(expected, actual) {
-  const [made, found] = [partsOf(expected), partsOf(actual)];
-  const differences = [];
-  for (const [key, text] of made)
-    if (!found.has(key)) differences.push(`missing: ${key}`);
-    else if (found.get(key) !== text) differences.push(`differs: ${key}`);
-  for (const key of found.keys()) if (!made.has(key)) differences.push(`not a command: ${key}`);
-  if (differences.length === 0 && expected !== actual) differences.push('differs: the order');
-  return differences;
+  return differencesByPart(expected, actual, partsOf, 'not a command');
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const mode = process.argv[2];
-  if (mode === 'write') {
-    writeFileSync(join(root, PAGE), await renderPage());
-    console.log(`wrote ${PAGE}`);
-  } else if (mode === 'check') {
-    const path = join(root, PAGE);
-    const found = existsSync(path) ? readFileSync(path, 'utf8') : '';
-    const differences = pageDifferences(await renderPage(), found);
-    if (differences.length > 0) {
-      console.error(
-        `${PAGE} is not what the commands' help makes:\n  ${differences.join('\n  ')}\n` +
-          'Build, run `npm run docs:cli` and commit the page with the change.',
-      );
-      process.exit(1);
-    }
-  } else {
-    console.error('usage: node tools/cli-doc.mjs write|check');
-    process.exit(2);
-  }
-}
+await pageCommand(import.meta.url, {
+  page: PAGE,
+  render: renderPage,
+  differences: pageDifferences,
+  source: "the commands' help",
+  remedy: 'Build, run `npm run docs:cli` and commit the page with the change.',
+});

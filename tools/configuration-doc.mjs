@@ -7,10 +7,10 @@
 // class's variables when its config class extends that class, or when its code imports a
 // function of libs/config that checks that class alone (as loadSocketTimeouts does).
 // apps/e2e/src/docs/configuration.spec.ts checks the page, the classes and .env.example agree.
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import * as prettier from 'prettier';
+import { fileURLToPath } from 'node:url';
+import { differencesByPart, formatPage, pageCommand } from './generated-page.mjs';
 import ts from 'typescript';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -544,17 +544,9 @@ function markdown() {
   return lines.join('\n');
 }
 
-/** The page as the config classes make it today, formatted as prettier --check wants it. */
-export async function renderPage() {
-  const file = join(root, PAGE);
-  const options = { ...(await prettier.resolveConfig(file)), filepath: file };
-  // Paragraphs wrapped as the other pages are, then the repository's own settings.
-  const wrapped = await prettier.format(markdown(), {
-    ...options,
-    proseWrap: 'always',
-    printWidth: 90,
-  });
-  return prettier.format(wrapped, options);
+/** The page as the config classes makes it today, formatted as prettier --check wants it. */
+export function renderPage() {
+  return formatPage(PAGE, markdown());
 }
 
 /** A Markdown page's parts by heading (`section › heading`), each with its text. */
@@ -575,35 +567,13 @@ function partsOf(text) {
 
 /** What differs between the page as made and as found, one line per heading. */
 export function pageDifferences(expected, actual) {
-  const [made, found] = [partsOf(expected), partsOf(actual)];
-  const differences = [];
-  for (const [key, text] of made)
-    if (!found.has(key)) differences.push(`missing: ${key}`);
-    else if (found.get(key) !== text) differences.push(`differs: ${key}`);
-  for (const key of found.keys())
-    if (!made.has(key)) differences.push(`not in the classes: ${key}`);
-  if (differences.length === 0 && expected !== actual) differences.push('differs: the order');
-  return differences;
+  return differencesByPart(expected, actual, partsOf, 'not in the classes');
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const mode = process.argv[2];
-  const page = await renderPage();
-  if (mode === 'write') {
-    writeFileSync(join(root, PAGE), page);
-    console.log(`wrote ${PAGE}`);
-  } else if (mode === 'check') {
-    const found = existsSync(join(root, PAGE)) ? read(PAGE) : '';
-    const differences = pageDifferences(page, found);
-    if (differences.length > 0) {
-      console.error(
-        `${PAGE} is not what the config classes make:\n  ${differences.join('\n  ')}\n` +
-          'Run `npm run docs:config` and commit the page with the change.',
-      );
-      process.exit(1);
-    }
-  } else {
-    console.error('usage: node tools/configuration-doc.mjs write|check');
-    process.exit(2);
-  }
-}
+await pageCommand(import.meta.url, {
+  page: PAGE,
+  render: renderPage,
+  differences: pageDifferences,
+  source: 'the config classes',
+  remedy: 'Run `npm run docs:config` and commit the page with the change.',
+});
