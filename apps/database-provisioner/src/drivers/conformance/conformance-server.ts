@@ -45,6 +45,17 @@ export class ConformanceServer {
     }
   }
 
+  /** The application role's TLS login to the server, with `password` (its own by default). */
+  appLogin(password = this.spec.password) {
+    return {
+      ...this.endpoint,
+      database: this.spec.databaseName,
+      user: this.spec.databaseName,
+      password,
+      caPem: this.caPem,
+    };
+  }
+
   /** The rows of the suite's own table. */
   rows(): Promise<{ n: number }[]> {
     return this.asApp(

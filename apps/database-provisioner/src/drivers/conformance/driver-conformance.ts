@@ -48,17 +48,9 @@ export function driverConformance(name: string, start: () => Promise<Conformance
     it('makes a server the application role reaches over verified TLS, and only so', async () => {
       server.endpoint = await server.harness.driver.create(server.spec);
       assert.equal(server.endpoint.port, server.spec.port);
-      const login = {
-        ...server.endpoint,
-        database: server.spec.databaseName,
-        user: server.spec.databaseName,
-      };
-      assert.equal(
-        await checkTlsLogin({ ...login, password: server.spec.password, caPem: server.caPem }),
-        true,
-      );
+      assert.equal(await checkTlsLogin(server.appLogin()), true);
       await assert.rejects(
-        checkTlsLogin({ ...login, password: 'wrong', caPem: server.caPem }),
+        checkTlsLogin(server.appLogin('wrong')),
         (err: { code?: string }) => err.code === '28P01',
       );
       await assert.rejects(

@@ -28,15 +28,7 @@ export function restoreConformance(server: ConformanceServer): void {
     assert.equal(await driver.restoreSwapped(server.spec.serverId, restoreId), false);
     assert.deepEqual(await driver.swapInRestore(server.spec.serverId, restoreId), server.endpoint);
     assert.equal(await driver.restoreSwapped(server.spec.serverId, restoreId), true);
-    const login = {
-      ...server.endpoint,
-      database: server.spec.databaseName,
-      user: server.spec.databaseName,
-    };
-    assert.equal(
-      await checkTlsLogin({ ...login, password: server.spec.password, caPem: server.caPem }),
-      true,
-    );
+    assert.equal(await checkTlsLogin(server.appLogin()), true);
     await driver.finishRestore(server.spec.serverId);
     await driver.setReadOnly(server.spec.serverId, false);
     return built;
