@@ -1,3 +1,5 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+
 /**
  * Every error code the pgcloud APIs answer with, and its HTTP status. A code is added here
  * once: its type, the check of what comes over the wire and its status all follow.
@@ -38,16 +40,28 @@ const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** Every error code, in the order above. */
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
 /** One field-level problem of a VALIDATION_ERROR. */
-export interface ErrorDetail {
+export class ErrorDetail {
+  @ApiProperty({ example: 'name' })
   field: string;
+
+  @ApiProperty({ example: 'name must be 3 to 50 characters long' })
   message: string;
 }
 
-/** The error as the envelope shows it. */
-export interface ErrorBody {
+/** The error as the envelope shows it (docs/api/errors.md#the-envelope). */
+@ApiSchema({ name: 'Error' })
+export class ErrorBody {
+  @ApiProperty({ enum: ERROR_CODES, example: 'VALIDATION_ERROR' })
   code: ErrorCode;
+
+  @ApiProperty({ example: 'The request is not valid.' })
   message: string;
+
+  @ApiPropertyOptional({ type: [ErrorDetail], description: 'VALIDATION_ERROR only.' })
   details?: ErrorDetail[];
 }
 

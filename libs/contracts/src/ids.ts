@@ -22,3 +22,8 @@ export function idPattern(prefix: IdPrefix): RegExp {
 export function isId(prefix: IdPrefix, value: string): boolean {
   return idPattern(prefix).test(value);
 }
+
+/** An id's example and form, as the answers' OpenAPI schemas show it. */
+export function idSchema(prefix: IdPrefix): { example: string; pattern: string } {
+  return { example: `${prefix}_k3v9x0q2m8t4b7w1c5zd`, pattern: idPattern(prefix).source };
+}

@@ -2,22 +2,25 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type {
   AuthenticatedUser,
-  CreatedApiKey,
-  Deleted,
-  DeviceAuthorization,
   DeviceStartRequest,
   DeviceTokenResult,
-  LoggedOut,
   RequestContext,
-  TokenList,
-  UserProfile,
 } from '@pgcloud/contracts';
 import {
   API_KEY_LIMIT,
   AUTH_PATTERNS,
+  CreatedApiKey,
   CreateTokenDto,
+  Deleted,
+  DeviceAuthorization,
+  DeviceToken,
   DeviceTokenDto,
+  DeviceTokenPending,
+  DeviceTokenSlowDown,
+  LoggedOut,
   LogoutQuery,
+  TokenList,
+  UserProfile,
 } from '@pgcloud/contracts';
 import { RpcClient } from '@pgcloud/messaging';
 import { GatewayConfig } from '../config.js';
@@ -26,17 +29,6 @@ import { clientIp } from '../http/client-ip.js';
 import { Ctx, CurrentUser } from '../http/request-context.js';
 import { Public } from '../http/route-flags.js';
 import { ApiEnvelope, ApiErrors } from '../openapi/api-envelope.decorator.js';
-import {
-  DeviceAuthorizationModel,
-  DeviceTokenModel,
-  DeviceTokenPendingModel,
-  DeviceTokenSlowDownModel,
-  CreatedApiKeyModel,
-  LogoutModel,
-  TokenListModel,
-  UserProfileModel,
-} from '../openapi/auth.models.js';
-import { DeletedModel } from '../openapi/projects.models.js';
 import { TokenCache } from './token-cache.js';
 
 /** Sign-in by device flow, the current user, sign-out. */
@@ -53,7 +45,7 @@ export class AuthController {
   @Post('device')
   @HttpCode(200)
   @ApiOperation({ operationId: 'startDeviceFlow', summary: 'Start a device sign-in (RFC 8628)' })
-  @ApiEnvelope(DeviceAuthorizationModel, { status: 200, description: 'The codes to show.' })
+  @ApiEnvelope(DeviceAuthorization, { status: 200, description: 'The codes to show.' })
   @ApiErrors('RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   startDevice(
     @Ctx() ctx: RequestContext,
@@ -71,7 +63,7 @@ export class AuthController {
     summary: 'Poll a device sign-in',
     description: 'Poll no faster than `interval`; the token is handed out once.',
   })
-  @ApiEnvelope([DeviceTokenPendingModel, DeviceTokenSlowDownModel, DeviceTokenModel], {
+  @ApiEnvelope([DeviceTokenPending, DeviceTokenSlowDown, DeviceToken], {
     status: 200,
     description: 'Still waiting (`pending`), polled too fast (`slow_down`), or the token.',
   })
@@ -91,7 +83,7 @@ export class AuthController {
   @Get('me')
   @ApiBearerAuth()
   @ApiOperation({ operationId: 'getCurrentUser', summary: 'The signed-in user' })
-  @ApiEnvelope(UserProfileModel, { status: 200, description: 'The user of the token.' })
+  @ApiEnvelope(UserProfile, { status: 200, description: 'The user of the token.' })
   @ApiErrors('AUTH_REQUIRED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   me(@Ctx() ctx: RequestContext): Promise<UserProfile> {
     return this.rpc.call(AUTH_PATTERNS.me, ctx, {});
@@ -106,7 +98,7 @@ export class AuthController {
     description:
       'This gateway refuses the revoked tokens at once, every other gateway within 10 s.',
   })
-  @ApiEnvelope(LogoutModel, { status: 200, description: 'The token(s) no longer work.' })
+  @ApiEnvelope(LoggedOut, { status: 200, description: 'The token(s) no longer work.' })
   @ApiErrors('VALIDATION_ERROR', 'AUTH_REQUIRED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   async logout(
     @Ctx() ctx: RequestContext,
@@ -131,7 +123,7 @@ export class AuthController {
     description:
       'Device sign-ins and API keys that are neither revoked nor expired; `current` marks the token of this request. Secrets are never shown again.',
   })
-  @ApiEnvelope(TokenListModel, { status: 200, description: 'The tokens.' })
+  @ApiEnvelope(TokenList, { status: 200, description: 'The tokens.' })
   @ApiErrors('AUTH_REQUIRED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   listTokens(
     @Ctx() ctx: RequestContext,
@@ -147,7 +139,7 @@ export class AuthController {
     summary: 'Make an API key for machines',
     description: `A bearer token like a device sign-in's, charged to your rate limit, that expires after \`expires_in_days\` (90 by default). Its secret is in this answer only. At most ${API_KEY_LIMIT} live API keys per user (QUOTA_EXCEEDED).`,
   })
-  @ApiEnvelope(CreatedApiKeyModel, { status: 201, description: 'The API key and its secret.' })
+  @ApiEnvelope(CreatedApiKey, { status: 201, description: 'The API key and its secret.' })
   @ApiErrors(
     'VALIDATION_ERROR',
     'AUTH_REQUIRED',
@@ -169,7 +161,7 @@ export class AuthController {
     description:
       "This gateway refuses it at once, every other gateway within 10 s. Another user's token, or one already revoked or expired, is TOKEN_NOT_FOUND.",
   })
-  @ApiEnvelope(DeletedModel, { status: 200, description: 'The token no longer works.' })
+  @ApiEnvelope(Deleted, { status: 200, description: 'The token no longer works.' })
   @ApiErrors('AUTH_REQUIRED', 'TOKEN_NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   async revokeToken(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<Deleted> {
     const result = await this.rpc.call(AUTH_PATTERNS.revokeToken, ctx, { id });

@@ -1,15 +1,19 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type {
+import type { RequestContext } from '@pgcloud/contracts';
+import {
+  BACKUP_PATTERNS,
   Backup,
+  BackupList,
+  BackupRef,
   CreatedBackup,
   CreatedRestore,
   Deleted,
   DownloadLink,
-  RequestContext,
+  DryRunQueryDto,
+  RestoreBackupDto,
   RestoreDryRun,
 } from '@pgcloud/contracts';
-import { BACKUP_PATTERNS, BackupRef, DryRunQueryDto, RestoreBackupDto } from '@pgcloud/contracts';
 import { WithStatus } from '@pgcloud/http';
 import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
@@ -19,14 +23,6 @@ import {
   ApiErrors,
   DATABASE_ROUTE_ERRORS,
 } from '../openapi/api-envelope.decorator.js';
-import {
-  BackupListModel,
-  BackupModel,
-  CreatedBackupModel,
-  DownloadLinkModel,
-} from '../openapi/backups.models.js';
-import { DeletedModel } from '../openapi/projects.models.js';
-import { CreatedRestoreModel, RestoreDryRunModel } from '../openapi/restores.models.js';
 
 const ApiBackupId = (): MethodDecorator =>
   ApiParam({ name: 'backup_id', type: String, example: 'bkp_k3v9x0q2m8t4b7w1c5zd' });
@@ -44,13 +40,13 @@ export class BackupsController {
     operationId: 'listBackups',
     summary: 'List the backups of a database, newest first',
   })
-  @ApiEnvelope(BackupListModel, { status: 200, description: 'Every backup of the database.' })
+  @ApiEnvelope(BackupList, { status: 200, description: 'Every backup of the database.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS)
   list(
     @Ctx() ctx: RequestContext,
     @Param('project_id') projectId: string,
     @Param('name') name: string,
-  ): Promise<{ backups: Backup[] }> {
+  ): Promise<BackupList> {
     return this.rpc.call(BACKUP_PATTERNS.list, ctx, {
       project_id: projectId,
       name,
@@ -65,7 +61,7 @@ export class BackupsController {
     description:
       'Answers at once with status `pending`; the base backup streams to object storage and ends `completed` (with its checksum) or `failed`.',
   })
-  @ApiEnvelope(CreatedBackupModel, { status: 201, description: 'The new backup, pending.' })
+  @ApiEnvelope(CreatedBackup, { status: 201, description: 'The new backup, pending.' })
   @ApiErrors(
     ...DATABASE_ROUTE_ERRORS,
     'QUOTA_EXCEEDED',
@@ -86,7 +82,7 @@ export class BackupsController {
   @Get(':backup_id')
   @ApiBackupId()
   @ApiOperation({ operationId: 'getBackup', summary: 'Show a backup' })
-  @ApiEnvelope(BackupModel, { status: 200, description: 'The backup.' })
+  @ApiEnvelope(Backup, { status: 200, description: 'The backup.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'BACKUP_NOT_FOUND')
   get(@Ctx() ctx: RequestContext, @Param() ref: BackupRef): Promise<Backup> {
     return this.rpc.call(BACKUP_PATTERNS.get, ctx, refOf(ref));
@@ -99,7 +95,7 @@ export class BackupsController {
     summary: 'A download link for a completed backup',
     description: 'A pre-signed URL that works without a token for 15 minutes.',
   })
-  @ApiEnvelope(DownloadLinkModel, { status: 200, description: 'The link.' })
+  @ApiEnvelope(DownloadLink, { status: 200, description: 'The link.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'BACKUP_NOT_FOUND', 'BACKUP_NOT_READY')
   download(@Ctx() ctx: RequestContext, @Param() ref: BackupRef): Promise<DownloadLink> {
     return this.rpc.call(BACKUP_PATTERNS.download, ctx, refOf(ref));
@@ -119,8 +115,8 @@ export class BackupsController {
     required: false,
     description: 'No body restores in place; a body that cannot be read is refused (400).',
   })
-  @ApiEnvelope(CreatedRestoreModel, { status: 201, description: 'The restore, pending.' })
-  @ApiEnvelope(RestoreDryRunModel, {
+  @ApiEnvelope(CreatedRestore, { status: 201, description: 'The restore, pending.' })
+  @ApiEnvelope(RestoreDryRun, {
     status: 200,
     description: 'With `dry_run=true`: what the restore would do; nothing was created.',
   })
@@ -159,7 +155,7 @@ export class BackupsController {
     summary: 'Delete a backup',
     description: 'Its object is deleted first, then the record.',
   })
-  @ApiEnvelope(DeletedModel, { status: 200, description: 'The backup is gone.' })
+  @ApiEnvelope(Deleted, { status: 200, description: 'The backup is gone.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'BACKUP_NOT_FOUND')
   delete(@Ctx() ctx: RequestContext, @Param() ref: BackupRef): Promise<Deleted> {
     return this.rpc.call(BACKUP_PATTERNS.delete, ctx, refOf(ref));

@@ -1,7 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { ConnectionDetails, Database, Deleted, RequestContext } from '@pgcloud/contracts';
-import { CreateDatabaseDto, DATABASE_PATTERNS } from '@pgcloud/contracts';
+import type { RequestContext } from '@pgcloud/contracts';
+import {
+  ConnectionDetails,
+  CreateDatabaseDto,
+  DATABASE_PATTERNS,
+  Database,
+  DatabaseList,
+  Deleted,
+} from '@pgcloud/contracts';
 import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
 import { IDEMPOTENT_ROUTE_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
@@ -10,12 +17,6 @@ import {
   ApiErrors,
   DATABASE_ROUTE_ERRORS,
 } from '../openapi/api-envelope.decorator.js';
-import {
-  ConnectionDetailsModel,
-  DatabaseListModel,
-  DatabaseModel,
-} from '../openapi/databases.models.js';
-import { DeletedModel } from '../openapi/projects.models.js';
 
 const ApiDatabasePath = (): MethodDecorator & ClassDecorator =>
   ApiParam({ name: 'project_id', type: String, example: 'proj_k3v9x0q2m8t4b7w1c5zd' });
@@ -32,12 +33,9 @@ export class DatabasesController {
 
   @Get()
   @ApiOperation({ operationId: 'listDatabases', summary: 'List the databases of a project' })
-  @ApiEnvelope(DatabaseListModel, { status: 200, description: 'Every database of the project.' })
+  @ApiEnvelope(DatabaseList, { status: 200, description: 'Every database of the project.' })
   @ApiErrors('AUTH_REQUIRED', 'PROJECT_NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
-  list(
-    @Ctx() ctx: RequestContext,
-    @Param('project_id') projectId: string,
-  ): Promise<{ databases: Database[] }> {
+  list(@Ctx() ctx: RequestContext, @Param('project_id') projectId: string): Promise<DatabaseList> {
     return this.rpc.call(DATABASE_PATTERNS.list, ctx, { project_id: projectId });
   }
 
@@ -49,7 +47,7 @@ export class DatabasesController {
     description:
       'Answers at once with status `provisioning`; the database is `running` once its server accepts a TLS login.',
   })
-  @ApiEnvelope(DatabaseModel, { status: 201, description: 'The new database, provisioning.' })
+  @ApiEnvelope(Database, { status: 201, description: 'The new database, provisioning.' })
   @ApiErrors(
     'VALIDATION_ERROR',
     'AUTH_REQUIRED',
@@ -72,7 +70,7 @@ export class DatabasesController {
   @Get(':name')
   @ApiDatabaseName()
   @ApiOperation({ operationId: 'getDatabase', summary: 'Show a database' })
-  @ApiEnvelope(DatabaseModel, { status: 200, description: 'The database.' })
+  @ApiEnvelope(Database, { status: 200, description: 'The database.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS)
   get(
     @Ctx() ctx: RequestContext,
@@ -92,7 +90,7 @@ export class DatabasesController {
     summary: 'Connection details of a running database',
     description: 'The connection string holds the password.',
   })
-  @ApiEnvelope(ConnectionDetailsModel, { status: 200, description: 'How to connect.' })
+  @ApiEnvelope(ConnectionDetails, { status: 200, description: 'How to connect.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'DATABASE_NOT_READY')
   url(
     @Ctx() ctx: RequestContext,
@@ -114,7 +112,7 @@ export class DatabasesController {
     description:
       'A fenced database (`storage.state: fenced`) runs writable again for 15 minutes with the read-only mode in place: delete rows inside `BEGIN READ WRITE`, then VACUUM. It is fenced again at once if its data grows past the limit by twice the grace, and when the window ends if it is still past the grace. Once an hour (else 409 COOLDOWN_ACTIVE with `Retry-After`). A database that is not fenced is answered as it is.',
   })
-  @ApiEnvelope(DatabaseModel, {
+  @ApiEnvelope(Database, {
     status: 200,
     description: 'The database, with `storage.cleanup_until` while the window is open.',
   })
@@ -134,7 +132,7 @@ export class DatabasesController {
     summary: 'Delete a database',
     description: 'Gone from the API at once; its server and data are removed in the background.',
   })
-  @ApiEnvelope(DeletedModel, { status: 200, description: 'The database is gone.' })
+  @ApiEnvelope(Deleted, { status: 200, description: 'The database is gone.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS)
   delete(
     @Ctx() ctx: RequestContext,

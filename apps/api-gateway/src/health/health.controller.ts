@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { Controller, Get } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import type { RequestContext } from '@pgcloud/contracts';
 import { RpcClient } from '@pgcloud/messaging';
 import { GatewayConfig } from '../config.js';
 import { Ctx } from '../http/request-context.js';
 import { Public } from '../http/route-flags.js';
 import { ApiEnvelope, ApiErrors } from '../openapi/api-envelope.decorator.js';
-import { HealthModel } from '../openapi/health.model.js';
 
 /** The gateway's package version, as GET / and /openapi.json report it. */
 export const API_VERSION = (
@@ -16,10 +15,18 @@ export const API_VERSION = (
   }
 ).version;
 
-/** What GET / answers. */
-export interface Health {
+/** What GET / answers: who answers, and whether every backend service does too. */
+export class Health {
+  @ApiProperty({ enum: ['pgcloud'] })
   name: 'pgcloud';
+
+  @ApiProperty({ example: '0.1.0', description: 'Package version of the gateway.' })
   version: string;
+
+  @ApiProperty({
+    enum: ['healthy', 'degraded'],
+    description: '`degraded` (still 200) when a backend service does not answer.',
+  })
   status: 'healthy' | 'degraded';
 }
 
@@ -35,7 +42,7 @@ export class HealthController {
   @Public()
   @Get()
   @ApiOperation({ operationId: 'getHealth', summary: 'Name, version and health of the service' })
-  @ApiEnvelope(HealthModel, { status: 200, description: 'Up; `degraded` when a service is not.' })
+  @ApiEnvelope(Health, { status: 200, description: 'Up; `degraded` when a service is not.' })
   @ApiErrors('RATE_LIMIT_EXCEEDED')
   async health(@Ctx() ctx: RequestContext): Promise<Health> {
     const answers = await Promise.allSettled(

@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { applyDecorators } from '@nestjs/common';
 import type { HeadersObject, MediaTypeObject, SchemaObject } from '@nestjs/swagger';
-import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import type { ErrorCode, ErrorDetail } from '@pgcloud/contracts';
 import { httpStatusFor } from '@pgcloud/contracts';
 import { ERROR_MEANINGS, ErrorEnvelope } from './error-envelope.model.js';
@@ -34,6 +34,17 @@ export function ApiEnvelope(
   return applyDecorators(
     ApiExtraModels(...models),
     ApiResponse({ ...options, schema: envelopeSchema(models) }),
+  );
+}
+
+/**
+ * Documents a request body that takes one of several shapes (`oneOf`), each a class of
+ * contracts, where one DTO validates them all (PITR_RESTORE_BODIES: exactly one target).
+ */
+export function ApiBodyOneOf(models: readonly Type[]): Decorator {
+  return applyDecorators(
+    ApiExtraModels(...models),
+    ApiBody({ schema: { oneOf: models.map((model) => ({ $ref: getSchemaPath(model) })) } }),
   );
 }
 

@@ -1,5 +1,6 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import type { ErrorBody, ErrorCode, ErrorDetail } from '@pgcloud/contracts';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import type { ErrorCode } from '@pgcloud/contracts';
+import { ErrorBody } from '@pgcloud/contracts';
 
 /**
  * When each code is answered (docs/api/errors.md#codes); a code without one does not
@@ -44,35 +45,12 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   SERVICE_UNAVAILABLE: 'a backend service or dependency did not answer in time',
 };
 
-/** One field-level problem of a VALIDATION_ERROR. */
-@ApiSchema({ name: 'ErrorDetail' })
-export class ErrorDetailModel implements ErrorDetail {
-  @ApiProperty({ example: 'name' })
-  field: string;
-
-  @ApiProperty({ example: 'name must be 3 to 50 characters long' })
-  message: string;
-}
-
-/** The `error` of the error envelope. */
-@ApiSchema({ name: 'Error' })
-export class ErrorBodyModel implements ErrorBody {
-  @ApiProperty({ enum: Object.keys(ERROR_MEANINGS), example: 'VALIDATION_ERROR' })
-  code: ErrorCode;
-
-  @ApiProperty({ example: 'The request is not valid.' })
-  message: string;
-
-  @ApiPropertyOptional({ type: [ErrorDetailModel], description: 'VALIDATION_ERROR only.' })
-  details?: ErrorDetailModel[];
-}
-
 /** What every failed JSON request answers, with the HTTP status of its code. */
 @ApiSchema({ name: 'ErrorEnvelope' })
 export class ErrorEnvelope {
   @ApiProperty({ type: Boolean, enum: [false] })
   success: false;
 
-  @ApiProperty({ type: ErrorBodyModel })
-  error: ErrorBodyModel;
+  @ApiProperty({ type: ErrorBody })
+  error: ErrorBody;
 }

@@ -1,55 +1,40 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type {
-  CreatedPitrRestore,
-  DisabledPitr,
-  EnabledPitr,
-  PitrConfig,
-  RecoveryWindow,
-  RequestContext,
-  RestorePoint,
-  RestorePointList,
-  RestoreDryRun,
-  Restore,
-  WalArchivePage,
-  WalReceiverStatus,
-} from '@pgcloud/contracts';
+import type { RequestContext } from '@pgcloud/contracts';
 import {
+  CreatedPitrRestore,
   CreateRestorePointDto,
   DatabaseRef,
+  DisabledPitr,
   DryRunQueryDto,
+  EnabledPitr,
   EnablePitrDto,
   PITR_PATTERNS,
+  PitrConfig,
   PitrRestoreDto,
+  PITR_RESTORE_BODIES,
+  RecoveryWindow,
   RESTORE_PATTERNS,
+  Restore,
+  RestoreDryRun,
+  RestoreList,
+  RestorePoint,
+  RestorePointList,
   RestoreRef,
+  WalArchivePage,
   WalPageQueryDto,
+  WalReceiverStatus,
 } from '@pgcloud/contracts';
 import { WithStatus } from '@pgcloud/http';
 import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
 import { IDEMPOTENT_ROUTE_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
 import {
+  ApiBodyOneOf,
   ApiEnvelope,
   ApiErrors,
   DATABASE_ROUTE_ERRORS,
 } from '../openapi/api-envelope.decorator.js';
-import {
-  DisabledPitrModel,
-  EnabledPitrModel,
-  PitrConfigModel,
-  RecoveryWindowModel,
-  RestorePointListModel,
-  RestorePointModel,
-  WalArchivePageModel,
-  WalReceiverStatusModel,
-} from '../openapi/pitr.models.js';
-import {
-  CreatedPitrRestoreModel,
-  RestoreDryRunModel,
-  RestoreListModel,
-  RestoreModel,
-} from '../openapi/restores.models.js';
 
 /**
  * Point-in-time recovery of a database: its configuration, the WAL archive, the recovery
@@ -70,7 +55,7 @@ export class PitrController {
     summary: 'The PITR configuration of a database',
     description: 'Answers for a database that never had PITR too: `enabled: false`, the rest null.',
   })
-  @ApiEnvelope(PitrConfigModel, { status: 200, description: 'The configuration.' })
+  @ApiEnvelope(PitrConfig, { status: 200, description: 'The configuration.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS)
   config(@Ctx() ctx: RequestContext, @Param() ref: DatabaseRef): Promise<PitrConfig> {
     return this.rpc.call(PITR_PATTERNS.config, ctx, refOf(ref));
@@ -85,7 +70,7 @@ export class PitrController {
     description:
       'Takes a base backup and starts the WAL receiver; answers at once with the receiver `starting`. Enabled already: only retention_days changes, and the answer is the current state. Enabled again within `PITR_REENABLE_COOLDOWN_SECONDS` (600 by default) of a disable: 409 COOLDOWN_ACTIVE with `Retry-After`.',
   })
-  @ApiEnvelope(EnabledPitrModel, { status: 200, description: 'PITR is on.' })
+  @ApiEnvelope(EnabledPitr, { status: 200, description: 'PITR is on.' })
   @ApiErrors(
     ...DATABASE_ROUTE_ERRORS,
     'VALIDATION_ERROR',
@@ -114,7 +99,7 @@ export class PitrController {
     description:
       'Stops the receiver and drops its replication slot. The archive is no longer offered for restores and is deleted when its retention passes.',
   })
-  @ApiEnvelope(DisabledPitrModel, { status: 200, description: 'PITR is off.' })
+  @ApiEnvelope(DisabledPitr, { status: 200, description: 'PITR is off.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS)
   disable(@Ctx() ctx: RequestContext, @Param() ref: DatabaseRef): Promise<DisabledPitr> {
     return this.rpc.call(PITR_PATTERNS.disable, ctx, refOf(ref));
@@ -127,7 +112,7 @@ export class PitrController {
     description:
       'One page of completed segments; the totals count the whole archive. Pass `next_cursor` as `cursor` for the next page.',
   })
-  @ApiEnvelope(WalArchivePageModel, { status: 200, description: 'One page of the archive.' })
+  @ApiEnvelope(WalArchivePage, { status: 200, description: 'One page of the archive.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'VALIDATION_ERROR', 'PITR_NOT_ENABLED')
   wal(
     @Ctx() ctx: RequestContext,
@@ -149,7 +134,7 @@ export class PitrController {
     description:
       '`to` keeps advancing on an idle database; all null while the first base backup is taken.',
   })
-  @ApiEnvelope(RecoveryWindowModel, { status: 200, description: 'The recovery window.' })
+  @ApiEnvelope(RecoveryWindow, { status: 200, description: 'The recovery window.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'PITR_NOT_ENABLED')
   recoveryWindow(@Ctx() ctx: RequestContext, @Param() ref: DatabaseRef): Promise<RecoveryWindow> {
     return this.rpc.call(PITR_PATTERNS.recoveryWindow, ctx, refOf(ref));
@@ -157,7 +142,7 @@ export class PitrController {
 
   @Get('receiver-status')
   @ApiOperation({ operationId: 'getReceiverStatus', summary: 'The state of the WAL receiver' })
-  @ApiEnvelope(WalReceiverStatusModel, { status: 200, description: 'The receiver.' })
+  @ApiEnvelope(WalReceiverStatus, { status: 200, description: 'The receiver.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'PITR_NOT_ENABLED')
   receiverStatus(
     @Ctx() ctx: RequestContext,
@@ -173,7 +158,7 @@ export class PitrController {
     summary: 'Restart the WAL receiver',
     description: 'A new receiver: `started_at` is set anew and `errors` to 0.',
   })
-  @ApiEnvelope(WalReceiverStatusModel, { status: 200, description: 'The new receiver.' })
+  @ApiEnvelope(WalReceiverStatus, { status: 200, description: 'The new receiver.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'PITR_NOT_ENABLED')
   restartReceiver(
     @Ctx() ctx: RequestContext,
@@ -190,8 +175,9 @@ export class PitrController {
     description:
       'Exactly one target: every transaction committed at or before target_time (ISO 8601, up to microseconds; or `latest`, the moment the request is accepted) and none after; or everything through the record at target_lsn; or up to the restore point target_restore_point. In place by default, as a backup restore; with `target_database`, into a new database of the project.',
   })
-  @ApiEnvelope(CreatedPitrRestoreModel, { status: 201, description: 'The restore, pending.' })
-  @ApiEnvelope(RestoreDryRunModel, {
+  @ApiBodyOneOf(PITR_RESTORE_BODIES)
+  @ApiEnvelope(CreatedPitrRestore, { status: 201, description: 'The restore, pending.' })
+  @ApiEnvelope(RestoreDryRun, {
     status: 200,
     description: 'With `dry_run=true`: what the restore would do; nothing was created.',
   })
@@ -236,7 +222,7 @@ export class PitrController {
     description:
       'The server writes a restore point into its WAL; a PITR restore can then stop exactly there (`target_restore_point`). Names are unique in the archive and follow the database name rules. An archive keeps at most 20 (Free) or 200 (Pro): QUOTA_EXCEEDED after that.',
   })
-  @ApiEnvelope(RestorePointModel, { status: 201, description: 'The restore point.' })
+  @ApiEnvelope(RestorePoint, { status: 201, description: 'The restore point.' })
   @ApiErrors(
     ...DATABASE_ROUTE_ERRORS,
     'VALIDATION_ERROR',
@@ -263,7 +249,7 @@ export class PitrController {
     operationId: 'listRestorePoints',
     summary: 'List the restore points of the current archive, oldest first',
   })
-  @ApiEnvelope(RestorePointListModel, { status: 200, description: 'Its restore points.' })
+  @ApiEnvelope(RestorePointList, { status: 200, description: 'Its restore points.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'PITR_NOT_ENABLED')
   restorePoints(@Ctx() ctx: RequestContext, @Param() ref: DatabaseRef): Promise<RestorePointList> {
     return this.rpc.call(PITR_PATTERNS.restorePoints, ctx, refOf(ref));
@@ -274,19 +260,16 @@ export class PitrController {
     operationId: 'listPitrRestores',
     summary: 'List the PITR restores of a database, newest first',
   })
-  @ApiEnvelope(RestoreListModel, { status: 200, description: 'Its PITR restores.' })
+  @ApiEnvelope(RestoreList, { status: 200, description: 'Its PITR restores.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS)
-  restores(
-    @Ctx() ctx: RequestContext,
-    @Param() ref: DatabaseRef,
-  ): Promise<{ restores: Restore[] }> {
+  restores(@Ctx() ctx: RequestContext, @Param() ref: DatabaseRef): Promise<RestoreList> {
     return this.rpc.call(RESTORE_PATTERNS.list, ctx, { ...refOf(ref), kind: 'pitr' });
   }
 
   @Get('restores/:restore_id')
   @ApiParam({ name: 'restore_id', type: String, example: 'rstr_k3v9x0q2m8t4b7w1c5zd' })
   @ApiOperation({ operationId: 'getPitrRestore', summary: 'One PITR restore' })
-  @ApiEnvelope(RestoreModel, { status: 200, description: 'The restore.' })
+  @ApiEnvelope(Restore, { status: 200, description: 'The restore.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'RESTORE_NOT_FOUND')
   restoreOf(@Ctx() ctx: RequestContext, @Param() ref: RestoreRef): Promise<Restore> {
     return this.rpc.call(RESTORE_PATTERNS.get, ctx, {
@@ -305,7 +288,7 @@ export class PitrController {
     description:
       'As for backup restores: stops it before it swaps; the source stays as it was, a database made for it is removed, the restore ends `cancelled`. From `swapping` on, or once it ended: 409 RESTORE_NOT_CANCELLABLE.',
   })
-  @ApiEnvelope(RestoreModel, { status: 200, description: 'The restore.' })
+  @ApiEnvelope(Restore, { status: 200, description: 'The restore.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'RESTORE_NOT_FOUND', 'RESTORE_NOT_CANCELLABLE')
   cancelRestore(@Ctx() ctx: RequestContext, @Param() ref: RestoreRef): Promise<Restore> {
     return this.rpc.call(RESTORE_PATTERNS.cancel, ctx, {

@@ -1,18 +1,20 @@
 import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Deleted, Project, ProjectDetail, Region, RequestContext } from '@pgcloud/contracts';
-import { CreateProjectDto, DeleteProjectQueryDto, PROJECT_PATTERNS } from '@pgcloud/contracts';
+import type { RequestContext } from '@pgcloud/contracts';
+import {
+  CreateProjectDto,
+  Deleted,
+  DeleteProjectQueryDto,
+  PROJECT_PATTERNS,
+  Project,
+  ProjectDetail,
+  ProjectList,
+  RegionList,
+} from '@pgcloud/contracts';
 import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
 import { IDEMPOTENT_ROUTE_ERRORS, Idempotent } from '../idempotency/idempotent.decorator.js';
 import { ApiEnvelope, ApiErrors } from '../openapi/api-envelope.decorator.js';
-import {
-  DeletedModel,
-  ProjectDetailModel,
-  ProjectListModel,
-  ProjectModel,
-  RegionListModel,
-} from '../openapi/projects.models.js';
 
 const ApiProjectId = (): MethodDecorator =>
   ApiParam({
@@ -31,16 +33,16 @@ export class ProjectsController {
 
   @Get()
   @ApiOperation({ operationId: 'listProjects', summary: 'List the projects of the account' })
-  @ApiEnvelope(ProjectListModel, { status: 200, description: 'Every project of the account.' })
+  @ApiEnvelope(ProjectList, { status: 200, description: 'Every project of the account.' })
   @ApiErrors('AUTH_REQUIRED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
-  list(@Ctx() ctx: RequestContext): Promise<{ projects: Project[] }> {
+  list(@Ctx() ctx: RequestContext): Promise<ProjectList> {
     return this.rpc.call(PROJECT_PATTERNS.list, ctx, {});
   }
 
   @Post()
   @Idempotent(201)
   @ApiOperation({ operationId: 'createProject', summary: 'Create a project' })
-  @ApiEnvelope(ProjectModel, { status: 201, description: 'The new project.' })
+  @ApiEnvelope(Project, { status: 201, description: 'The new project.' })
   @ApiErrors(
     'VALIDATION_ERROR',
     'AUTH_REQUIRED',
@@ -58,7 +60,7 @@ export class ProjectsController {
   @Get(':id')
   @ApiProjectId()
   @ApiOperation({ operationId: 'getProject', summary: 'Show a project' })
-  @ApiEnvelope(ProjectDetailModel, { status: 200, description: 'The project.' })
+  @ApiEnvelope(ProjectDetail, { status: 200, description: 'The project.' })
   @ApiErrors('AUTH_REQUIRED', 'PROJECT_NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   get(@Ctx() ctx: RequestContext, @Param('id') id: string): Promise<ProjectDetail> {
     return this.rpc.call(PROJECT_PATTERNS.get, ctx, {
@@ -75,7 +77,7 @@ export class ProjectsController {
       'Refused while the project has databases, unless `force=true`: then its databases ' +
       'go with it, and their servers and backups are removed in the background.',
   })
-  @ApiEnvelope(DeletedModel, { status: 200, description: 'The project is gone.' })
+  @ApiEnvelope(Deleted, { status: 200, description: 'The project is gone.' })
   @ApiErrors(
     'VALIDATION_ERROR',
     'AUTH_REQUIRED',
@@ -105,9 +107,9 @@ export class RegionsController {
 
   @Get()
   @ApiOperation({ operationId: 'listRegions', summary: 'List the regions of the deployment' })
-  @ApiEnvelope(RegionListModel, { status: 200, description: 'The regions, default first.' })
+  @ApiEnvelope(RegionList, { status: 200, description: 'The regions, default first.' })
   @ApiErrors('AUTH_REQUIRED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
-  list(@Ctx() ctx: RequestContext): Promise<{ regions: Region[] }> {
+  list(@Ctx() ctx: RequestContext): Promise<RegionList> {
     return this.rpc.call(PROJECT_PATTERNS.regions, ctx, {});
   }
 }

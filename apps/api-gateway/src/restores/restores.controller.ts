@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Restore, RequestContext } from '@pgcloud/contracts';
-import { RESTORE_PATTERNS, RestoreRef } from '@pgcloud/contracts';
+import type { RequestContext } from '@pgcloud/contracts';
+import { RESTORE_PATTERNS, Restore, RestoreList, RestoreRef } from '@pgcloud/contracts';
 import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
 import {
@@ -9,7 +9,6 @@ import {
   ApiErrors,
   DATABASE_ROUTE_ERRORS,
 } from '../openapi/api-envelope.decorator.js';
-import { RestoreListModel, RestoreModel } from '../openapi/restores.models.js';
 
 /** Every restore of a database (as source), backup and PITR alike. */
 @ApiTags('restores')
@@ -25,20 +24,20 @@ export class RestoresController {
     operationId: 'listRestores',
     summary: 'List the restores of a database, newest first',
   })
-  @ApiEnvelope(RestoreListModel, { status: 200, description: 'Every restore of the database.' })
+  @ApiEnvelope(RestoreList, { status: 200, description: 'Every restore of the database.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS)
   list(
     @Ctx() ctx: RequestContext,
     @Param('project_id') projectId: string,
     @Param('name') name: string,
-  ): Promise<{ restores: Restore[] }> {
+  ): Promise<RestoreList> {
     return this.rpc.call(RESTORE_PATTERNS.list, ctx, { project_id: projectId, name });
   }
 
   @Get(':restore_id')
   @ApiParam({ name: 'restore_id', type: String, example: 'rstr_k3v9x0q2m8t4b7w1c5zd' })
   @ApiOperation({ operationId: 'getRestore', summary: 'Show a restore' })
-  @ApiEnvelope(RestoreModel, { status: 200, description: 'The restore.' })
+  @ApiEnvelope(Restore, { status: 200, description: 'The restore.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'RESTORE_NOT_FOUND')
   get(@Ctx() ctx: RequestContext, @Param() ref: RestoreRef): Promise<Restore> {
     return this.rpc.call(RESTORE_PATTERNS.get, ctx, {
@@ -57,7 +56,7 @@ export class RestoresController {
     description:
       'Stops a restore before it swaps the restored data in: the source stays as it was, writable; a database made for it is removed; the restore ends `cancelled`. The answer is the restore once it stopped (or still stopping, when that takes longer than the request may wait). From `swapping` on, or once it ended: 409 RESTORE_NOT_CANCELLABLE.',
   })
-  @ApiEnvelope(RestoreModel, { status: 200, description: 'The restore.' })
+  @ApiEnvelope(Restore, { status: 200, description: 'The restore.' })
   @ApiErrors(...DATABASE_ROUTE_ERRORS, 'RESTORE_NOT_FOUND', 'RESTORE_NOT_CANCELLABLE')
   cancel(@Ctx() ctx: RequestContext, @Param() ref: RestoreRef): Promise<Restore> {
     return this.rpc.call(RESTORE_PATTERNS.cancel, ctx, {

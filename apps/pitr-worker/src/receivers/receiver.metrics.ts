@@ -1,4 +1,5 @@
 import type { WalReceiverState } from '@pgcloud/contracts';
+import { WAL_RECEIVER_STATES } from '@pgcloud/contracts';
 import { Counter, Gauge } from 'prom-client';
 
 /*
@@ -14,7 +15,6 @@ import { Counter, Gauge } from 'prom-client';
  * and the logs tell.
  */
 
-const STATES: readonly WalReceiverState[] = ['starting', 'running', 'stopped', 'error'];
 const live = new Set<ReceiverReport>();
 
 /**
@@ -80,7 +80,7 @@ new Gauge({
   help: "This replica's WAL receivers, by state (starting, running, stopped, error).",
   labelNames: ['state'] as const,
   collect() {
-    for (const state of STATES)
+    for (const state of WAL_RECEIVER_STATES)
       this.set({ state }, [...live].filter((r) => r.state === state).length);
   },
 });

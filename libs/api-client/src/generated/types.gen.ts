@@ -436,23 +436,37 @@ export type CreatedPitrRestore = {
     target_database?: string;
 };
 
-export type PitrRestoreDto = {
-    /**
-     * The moment to restore to, inclusive (ISO 8601, up to microseconds), or `latest`: the moment the request is accepted.
-     */
-    target_time?: string;
-    /**
-     * A WAL position (`X/XXXXXXXX`) to restore to, inclusive, within the recovery window.
-     */
-    target_lsn?: string;
-    /**
-     * The name of a restore point of the current archive (POST pitr/restore-points).
-     */
-    target_restore_point?: string;
+export type PitrRestoreToTimeDto = {
     /**
      * Restore into a new database of this name instead of in place.
      */
     target_database?: string;
+    /**
+     * The moment to restore to, inclusive (ISO 8601, up to microseconds), or `latest`: the moment the request is accepted.
+     */
+    target_time: string;
+};
+
+export type PitrRestoreToLsnDto = {
+    /**
+     * Restore into a new database of this name instead of in place.
+     */
+    target_database?: string;
+    /**
+     * A WAL position (`X/XXXXXXXX`) to restore to, inclusive, within the recovery window.
+     */
+    target_lsn: string;
+};
+
+export type PitrRestoreToRestorePointDto = {
+    /**
+     * Restore into a new database of this name instead of in place.
+     */
+    target_database?: string;
+    /**
+     * The name of a restore point of the current archive (POST pitr/restore-points).
+     */
+    target_restore_point: string;
 };
 
 export type RestorePoint = {
@@ -1864,7 +1878,7 @@ export type RestartReceiverResponses = {
 export type RestartReceiverResponse = RestartReceiverResponses[keyof RestartReceiverResponses];
 
 export type RestorePitrData = {
-    body: PitrRestoreDto;
+    body: PitrRestoreToTimeDto | PitrRestoreToLsnDto | PitrRestoreToRestorePointDto;
     headers?: {
         /**
          * Names this request so it can be sent again safely: 1 to 255 printable ASCII characters, a new one for each new request (a UUID, say). The same key from the same account with the same method, path and body within 24 hours gives the first answer again (its status and body, success or 4xx error) with `Idempotent-Replayed: true`, and creates nothing more; with another request it is 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still being answered, 409 `OPERATION_IN_PROGRESS`. After a 5xx the key is free again.

@@ -1,15 +1,25 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { Tier } from '../context.js';
+import { idSchema } from '../ids.js';
 
 /** A user as the API shows it. */
-export interface User {
+export class User {
+  @ApiProperty(idSchema('user'))
   id: string;
+
+  @ApiProperty({ type: 'integer', example: 1, description: 'Id at the identity provider.' })
   identity_id: number;
+
+  @ApiProperty({ example: 'ada' })
   login: string;
+
+  @ApiProperty({ example: 'ada@localhost' })
   email: string;
 }
 
-/** GET /auth/me. */
-export interface UserProfile extends User {
+/** GET /auth/me: the user with the time of the first sign-in. */
+export class UserProfile extends User {
+  @ApiProperty({ format: 'date-time' })
   created_at: string;
 }
 
@@ -19,20 +29,53 @@ export interface AuthenticatedUser extends User {
   token_id: string;
 }
 
-/** POST /auth/device. */
-export interface DeviceAuthorization {
+/** POST /auth/device: the codes of a new device request (RFC 8628). */
+export class DeviceAuthorization {
+  @ApiProperty({ description: 'Secret of this client; poll POST /auth/device/token with it.' })
   device_code: string;
+
+  @ApiProperty({ example: 'BCDF-GHJK', description: 'What the person types at verification_uri.' })
   user_code: string;
+
+  @ApiProperty({ format: 'uri', example: 'http://127.0.0.1:8080/device' })
   verification_uri: string;
+
+  @ApiProperty({ type: 'integer', example: 900, description: 'Seconds the codes stay valid.' })
   expires_in: number;
+
+  @ApiProperty({ type: 'integer', example: 5, description: 'Seconds to wait between polls.' })
   interval: number;
 }
 
+/** POST /auth/device/token while the person has not answered yet. */
+export class DeviceTokenPending {
+  @ApiProperty({ enum: ['pending'] })
+  status: 'pending';
+}
+
+/** POST /auth/device/token polled faster than the interval, which grew by 5 s. */
+export class DeviceTokenSlowDown {
+  @ApiProperty({ enum: ['slow_down'] })
+  status: 'slow_down';
+
+  @ApiProperty({ type: 'integer', example: 10, description: 'The new polling interval (s).' })
+  interval: number;
+}
+
+/** POST /auth/device/token once approved: the access token, handed out once. */
+export class DeviceToken {
+  @ApiProperty({ description: '`pgc_` and 40 base62 characters.' })
+  access_token: string;
+
+  @ApiProperty({ enum: ['Bearer'] })
+  token_type: 'Bearer';
+
+  @ApiProperty({ type: User })
+  user: User;
+}
+
 /** POST /auth/device/token: waiting, told to slow down, or done. */
-export type DeviceTokenResult =
-  | { status: 'pending' }
-  | { status: 'slow_down'; interval: number }
-  | { access_token: string; token_type: 'Bearer'; user: User };
+export type DeviceTokenResult = DeviceTokenPending | DeviceTokenSlowDown | DeviceToken;
 
 /** What the verification page tells the person. */
 export interface DeviceVerifyResult {
@@ -41,34 +84,60 @@ export interface DeviceVerifyResult {
 }
 
 /** How a token came to be: a device sign-in, or an API key made for machines. */
-export type TokenKind = 'device' | 'api_key';
+export const TOKEN_KINDS = ['device', 'api_key'] as const;
+export type TokenKind = (typeof TOKEN_KINDS)[number];
 
-/** One live token of the caller (GET /auth/tokens); the secret is never shown again. */
-export interface TokenInfo {
+/** One live token of the caller (GET /auth/tokens); its secret is never shown again. */
+@ApiSchema({ name: 'Token' })
+export class TokenInfo {
+  @ApiProperty(idSchema('tok'))
   id: string;
+
+  @ApiProperty({ example: 'ci-deploy', description: "An API key's name, or `device sign-in`." })
   name: string;
+
+  @ApiProperty({ enum: TOKEN_KINDS })
   kind: TokenKind;
+
+  @ApiProperty({ format: 'date-time' })
   created_at: string;
-  /** Lags by up to a minute; null when never used. */
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'May lag by up to a minute; null when never used.',
+  })
   last_used_at: string | null;
+
+  @ApiProperty({ format: 'date-time' })
   expires_at: string;
-  /** The token of the calling request. */
+
+  @ApiProperty({ description: 'The token of this request.' })
   current: boolean;
 }
 
-/** GET /auth/tokens: newest first. */
-export interface TokenList {
+/** GET /auth/tokens: the caller's live tokens, newest first. */
+export class TokenList {
+  @ApiProperty({ type: [TokenInfo] })
   tokens: TokenInfo[];
 }
 
-/** POST /auth/tokens: the API key, whose `token` is shown this once. */
-export interface CreatedApiKey extends TokenInfo {
+/** POST /auth/tokens: the new API key, with its secret shown this once. */
+export class CreatedApiKey extends TokenInfo {
+  @ApiProperty({
+    description: '`pgc_` and 40 base62 characters; shown once, send it as a bearer token.',
+  })
   token: string;
 }
 
-/** POST /auth/logout: how many tokens stopped working. */
-export interface LoggedOut {
+/** POST /auth/logout: the calling token, or every token of the caller, is revoked. */
+@ApiSchema({ name: 'Logout' })
+export class LoggedOut {
+  @ApiProperty({ type: Boolean, enum: [true] })
   revoked: true;
-  /** Tokens revoked: 1, or every live one with `all=true`. */
+
+  /** 1, or every live one with `all=true`. */
+  @ApiProperty({ type: 'integer', example: 1, description: 'Tokens revoked by this call.' })
   count: number;
 }

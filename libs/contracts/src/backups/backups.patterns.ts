@@ -3,12 +3,18 @@ import { DatabaseIdRef, DatabaseRef } from '../databases/databases.messages.js';
 import type { Deleted } from '../projects/projects.types.js';
 import type { CreatedRestore, RestoreDryRun, RestorePlan } from '../restores/restores.types.js';
 import { BackupPlanRequest, BackupRef, BackupRestoreRequest } from './backups.messages.js';
-import type { ArchiveBackup, Backup, CreatedBackup, DownloadLink } from './backups.types.js';
+import type {
+  ArchiveBackup,
+  Backup,
+  BackupList,
+  CreatedBackup,
+  DownloadLink,
+} from './backups.types.js';
 
 /** Message patterns answered by backup-service. */
 export const BACKUP_PATTERNS = {
   /** Newest first. */
-  list: rpc<DatabaseRef, { backups: Backup[] }>('backups', 'backups.list', DatabaseRef),
+  list: rpc<DatabaseRef, BackupList>('backups', 'backups.list', DatabaseRef),
   /** Status pending; needs the database running. */
   create: rpc<DatabaseRef, CreatedBackup>('backups', 'backups.create', DatabaseRef),
   get: rpc<BackupRef, Backup>('backups', 'backups.get', BackupRef),

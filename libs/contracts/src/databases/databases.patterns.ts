@@ -11,6 +11,7 @@ import type {
   BackupSource,
   ConnectionDetails,
   Database,
+  DatabaseList,
   RunningDatabase,
 } from './databases.types.js';
 
@@ -22,7 +23,7 @@ export const DATABASE_PATTERNS = {
     'databases.create',
     CreateDatabaseRequest,
   ),
-  list: rpc<ProjectRef, { databases: Database[] }>('databases', 'databases.list', ProjectRef),
+  list: rpc<ProjectRef, DatabaseList>('databases', 'databases.list', ProjectRef),
   get: rpc<DatabaseRef, Database>('databases', 'databases.get', DatabaseRef, [
     'api-gateway',
     'backup-service',

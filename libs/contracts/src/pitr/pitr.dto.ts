@@ -56,14 +56,10 @@ export function targetCount(body: object): number {
 
 /**
  * POST .../pitr/restore. Exactly one target (docs/api/pitr.md#restoring): the rule sits on
- * target_time, which is checked even when absent; the others check their own form.
+ * target_time, which is checked even when absent; the others check their own form. The
+ * OpenAPI document shows the body as one of PITR_RESTORE_BODIES, which this class validates.
  */
 export class PitrRestoreDto {
-  @ApiPropertyOptional({
-    example: '2026-11-22T10:15:30.123456Z',
-    description:
-      'The moment to restore to, inclusive (ISO 8601, up to microseconds), or `latest`: the moment the request is accepted.',
-  })
   @ValidateBy({
     name: 'isTargetTime',
     validator: {
@@ -84,31 +80,66 @@ export class PitrRestoreDto {
   })
   target_time?: string;
 
-  @ApiPropertyOptional({
-    example: '0/3000148',
-    description:
-      'A WAL position (`X/XXXXXXXX`) to restore to, inclusive, within the recovery window.',
-  })
   @IsOptional()
   @IsString()
   @Matches(LSN_PATTERN, { message: 'target_lsn must be a WAL position such as 0/3000148' })
   target_lsn?: string;
 
-  @ApiPropertyOptional({
-    example: 'before-migration',
-    description: 'The name of a restore point of the current archive (POST pitr/restore-points).',
-  })
   @IsOptional()
   @IsDatabaseName()
   target_restore_point?: string;
 
-  @ApiPropertyOptional({
-    description: 'Restore into a new database of this name instead of in place.',
-  })
   @IsOptional()
   @IsDatabaseName()
   target_database?: string;
 }
+
+/** What every shape of the PITR restore body may give besides its target. */
+class PitrRestoreOptionsDto {
+  @ApiPropertyOptional({
+    description: 'Restore into a new database of this name instead of in place.',
+  })
+  target_database?: string;
+}
+
+/** POST .../pitr/restore to a moment. */
+export class PitrRestoreToTimeDto extends PitrRestoreOptionsDto {
+  @ApiProperty({
+    example: '2026-11-22T10:15:30.123456Z',
+    description:
+      'The moment to restore to, inclusive (ISO 8601, up to microseconds), or `latest`: the moment the request is accepted.',
+  })
+  target_time: string;
+}
+
+/** POST .../pitr/restore to a WAL position. */
+export class PitrRestoreToLsnDto extends PitrRestoreOptionsDto {
+  @ApiProperty({
+    example: '0/3000148',
+    description:
+      'A WAL position (`X/XXXXXXXX`) to restore to, inclusive, within the recovery window.',
+  })
+  target_lsn: string;
+}
+
+/** POST .../pitr/restore to a restore point. */
+export class PitrRestoreToRestorePointDto extends PitrRestoreOptionsDto {
+  @ApiProperty({
+    example: 'before-migration',
+    description: 'The name of a restore point of the current archive (POST pitr/restore-points).',
+  })
+  target_restore_point: string;
+}
+
+/**
+ * The body of POST .../pitr/restore as the OpenAPI document gives it: one of three shapes,
+ * each with its one target and the options they share.
+ */
+export const PITR_RESTORE_BODIES = [
+  PitrRestoreToTimeDto,
+  PitrRestoreToLsnDto,
+  PitrRestoreToRestorePointDto,
+];
 
 /** POST .../pitr/restore-points. */
 export class CreateRestorePointDto {

@@ -5,7 +5,7 @@ import {
   RestoreGetRequest,
   RestoreListRequest,
 } from './restores.messages.js';
-import type { CreatedRestore, Restore } from './restores.types.js';
+import type { CreatedRestore, Restore, RestoreList } from './restores.types.js';
 
 /** Restore message patterns answered by database-provisioner, which runs every restore. */
 export const RESTORE_PATTERNS = {
@@ -29,11 +29,7 @@ export const RESTORE_PATTERNS = {
    */
   cancel: rpc<RestoreGetRequest, Restore>('databases', 'restores.cancel', RestoreGetRequest),
   /** Newest first (PITR routes: kind pitr). */
-  list: rpc<RestoreListRequest, { restores: Restore[] }>(
-    'databases',
-    'restores.list',
-    RestoreListRequest,
-  ),
+  list: rpc<RestoreListRequest, RestoreList>('databases', 'restores.list', RestoreListRequest),
   /** RESTORE_NOT_FOUND for one of another kind. */
   get: rpc<RestoreGetRequest, Restore>('databases', 'restores.get', RestoreGetRequest),
 } as const;
