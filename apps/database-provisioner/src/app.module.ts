@@ -17,6 +17,7 @@ import { DatabaseJobs } from './databases/database.jobs.js';
 import { DatabasesController } from './databases/databases.controller.js';
 import { DatabasesService } from './databases/databases.service.js';
 import { DatabasesRepository } from './databases/databases.repository.js';
+import { ServerLockRepository } from './databases/server-lock.repository.js';
 import { driverProviders } from './drivers/driver-providers.js';
 import { CreateDatabases1763780000000 } from './migrations/1763780000000-create-databases.js';
 import { StorageLimit1763790000000 } from './migrations/1763790000000-storage-limit.js';
@@ -24,6 +25,7 @@ import { RestoreEntity } from './restores/restore.entity.js';
 import { RestoreJobs } from './restores/restore.jobs.js';
 import { RestoresController } from './restores/restores.controller.js';
 import { RestoresService } from './restores/restores.service.js';
+import { RestoresRepository } from './restores/restores.repository.js';
 import { CreateRestores1763810000000 } from './migrations/1763810000000-create-restores.js';
 import { RestoreTargetText1763910000000 } from './migrations/1763910000000-restore-target-text.js';
 import { resealCredentials } from './migrations/1764100000000-reseal-credentials.js';
@@ -94,8 +96,10 @@ export class AppModule {
         ...driverProviders(config),
         DatabaseJobs,
         DatabasesRepository,
+        ServerLockRepository,
         DatabasesService,
         RestoreJobs,
+        RestoresRepository,
         RestoresService,
         Reconciler,
         StorageWatch,

@@ -11,8 +11,11 @@ import type { ProvisionerConfig } from '../config.js';
 import type { SecretBox } from '../credentials/secret-box.js';
 import type { DatabaseDriver, ServerSpec } from '../drivers/database-driver.js';
 import { RestoreEntity } from '../restores/restore.entity.js';
+import { RestoresRepository } from '../restores/restores.repository.js';
 import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
 import { DatabaseJobs } from './database.jobs.js';
+import { DatabasesRepository } from './databases.repository.js';
+import { ServerLockRepository } from './server-lock.repository.js';
 
 type Payload = { database_id: string; request_id: string };
 type Where = Record<string, unknown>;
@@ -52,7 +55,8 @@ const matches = (row: object, where: Where) =>
 
 /**
  * The provisioner's tables (databases, credentials, restores, jobs), the server lock, the
- * driver and the outbox, in memory; `steps` tells what reached the outside, in order.
+ * driver and the outbox, in memory, under the real repositories; `steps` tells what
+ * reached the outside, in order.
  */
 class World {
   databases = new Map<string, DatabaseEntity>();
@@ -136,16 +140,13 @@ class World {
     const manager = (this.manager = {
       query,
       findOneBy: find,
+      findOneByOrFail: async (entity: unknown, where: Where) =>
+        (await find(entity, where)) ?? assert.fail(),
       update,
       delete: remove,
     } as unknown as EntityManager);
     const dataSource = {
       manager,
-      getRepository: (entity: unknown) => ({
-        findOneBy: (where: Where) => find(entity, where),
-        findOneByOrFail: async (where: Where) => (await find(entity, where)) ?? assert.fail(),
-        delete: (where: Where) => remove(entity, where),
-      }),
       transaction: (work: (m: EntityManager) => Promise<unknown>) => work(manager),
       // The server lock's session: taken and let go around the work.
       createQueryRunner: () => ({
@@ -180,7 +181,15 @@ class World {
       },
     } as unknown as Outbox;
     const config = { JOB_LEASE_SECONDS: 30 } as ProvisionerConfig;
-    return new DatabaseJobs(dataSource, driver, secrets, outbox, config);
+    return new DatabaseJobs(
+      new DatabasesRepository(dataSource),
+      new RestoresRepository(dataSource),
+      new ServerLockRepository(dataSource),
+      driver,
+      secrets,
+      outbox,
+      config,
+    );
   }
 }
 

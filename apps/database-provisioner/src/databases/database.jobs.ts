@@ -1,22 +1,20 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { DatabaseStatusChanged, RequestContext } from '@pgcloud/contracts';
 import { DATABASE_EVENTS } from '@pgcloud/contracts';
-import type { FailedJob, Job } from '@pgcloud/jobs';
-import { JobRunner, enqueue, holdJob } from '@pgcloud/jobs';
+import type { FailedJob, Job, JobRunner } from '@pgcloud/jobs';
+import { enqueue, holdJob } from '@pgcloud/jobs';
 import { Outbox } from '@pgcloud/messaging';
 import { checkTlsLogin } from '@pgcloud/postgres';
-import { DataSource } from 'typeorm';
-import type { EntityManager } from 'typeorm';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
 import { openCredentials } from '../credentials/sealed-credentials.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
-import { RestoreEntity } from '../restores/restore.entity.js';
-import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
-import { moveDatabase, removeDatabases } from './databases.repository.js';
-import { withAdvisoryLock } from './server-lock.js';
+import { RestoresRepository } from '../restores/restores.repository.js';
+import type { DatabaseEntity } from './database.entity.js';
+import type { Transaction } from './databases.repository.js';
+import { DatabasesRepository, moveDatabase, removeDatabases } from './databases.repository.js';
+import { ServerLockRepository } from './server-lock.repository.js';
 
 const SCHEMA = 'provisioner';
 const PROVISION = 'database.provision';
@@ -37,14 +35,15 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly runner: JobRunner;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly databases: DatabasesRepository,
+    private readonly restores: RestoresRepository,
+    private readonly locks: ServerLockRepository,
     private readonly driver: DatabaseDriver,
     private readonly secrets: SecretBox,
     private readonly outbox: Outbox,
     config: ProvisionerConfig,
   ) {
-    this.runner = new JobRunner({
-      dataSource,
+    this.runner = databases.jobRunner({
       schema: SCHEMA,
       leaseSeconds: config.JOB_LEASE_SECONDS,
       workerId: `provisioner-${process.pid}`,
@@ -72,11 +71,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /** Queues the provisioning of a new record, in the transaction that writes it. */
-  async enqueueProvision(
-    manager: EntityManager,
-    databaseId: string,
-    requestId = '-',
-  ): Promise<void> {
+  async enqueueProvision(manager: Transaction, databaseId: string, requestId = '-'): Promise<void> {
     await enqueue(manager, {
       schema: SCHEMA,
       type: PROVISION,
@@ -88,7 +83,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
   /** Takes databases out of the API at once and queues the removal of their servers. */
   async scheduleRemoval(ctx: RequestContext, databaseIds: string[]): Promise<void> {
     if (databaseIds.length === 0) return;
-    await this.dataSource.transaction((manager) => this.markForRemoval(manager, ctx, databaseIds));
+    await this.databases.transaction((manager) => this.markForRemoval(manager, ctx, databaseIds));
     this.logger.log(`removing ${databaseIds.join(', ')}`);
     this.wake();
   }
@@ -99,7 +94,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
    * listeners remove its backups and WAL archive.
    */
   async markForRemoval(
-    manager: EntityManager,
+    manager: Transaction,
     ctx: RequestContext,
     databaseIds: string[],
   ): Promise<void> {
@@ -123,7 +118,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
   /** Queues again whatever a record still needs (reconcile after a crash; deduplicated). */
   async requeue(record: DatabaseEntity): Promise<void> {
     const type = record.status === 'deleting' ? REMOVE : PROVISION;
-    await enqueue(this.dataSource.manager, {
+    await this.databases.enqueueJob({
       schema: SCHEMA,
       type,
       key: record.id,
@@ -132,11 +127,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /** Announces the record's status, in the transaction that moved it there. */
-  async announce(
-    manager: EntityManager,
-    ctx: RequestContext,
-    record: DatabaseEntity,
-  ): Promise<void> {
+  async announce(manager: Transaction, ctx: RequestContext, record: DatabaseEntity): Promise<void> {
     const payload: DatabaseStatusChanged = {
       database_id: record.id,
       project_id: record.projectId,
@@ -150,14 +141,15 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
    * Runs work on one server while holding its lock (a PostgreSQL advisory lock on the
    * metadata database), so provisioning, removal, restores and reconcile never act on it
    * at once. The lock lives on one session: `work`'s signal is aborted when that session
-   * is lost (see server-lock.ts), and when `signal` (a job's) is, so work stops then.
+   * is lost (see server-lock.repository.ts), and when `signal` (a job's) is, so work stops
+   * then.
    */
   async withServerLock<T>(
     serverId: string,
     work: (signal: AbortSignal) => Promise<T>,
     signal?: AbortSignal,
   ): Promise<T> {
-    return (await withAdvisoryLock(this.dataSource, serverId, work, { wait: true, signal })) as T;
+    return (await this.locks.hold(serverId, work, { wait: true, signal })) as T;
   }
 
   /** Like withServerLock, but answers undefined at once when someone else holds the lock. */
@@ -166,13 +158,11 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     work: (signal: AbortSignal) => Promise<T>,
     signal?: AbortSignal,
   ): Promise<T | undefined> {
-    return withAdvisoryLock(this.dataSource, serverId, work, { wait: false, signal });
+    return this.locks.hold(serverId, work, { wait: false, signal });
   }
 
   private async provision(job: Job<DatabaseJobPayload>): Promise<void> {
-    const record = await this.dataSource
-      .getRepository(DatabaseEntity)
-      .findOneBy({ id: job.payload.database_id });
+    const record = await this.databases.find(job.payload.database_id);
     if (!record || record.status !== 'provisioning') return;
     await this.withServerLock(
       record.platformServiceId,
@@ -188,11 +178,9 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     signal: AbortSignal,
   ): Promise<void> {
     const ctx = { requestId: job.payload.request_id };
-    const record = await this.dataSource.getRepository(DatabaseEntity).findOneBy({ id: stale.id });
+    const record = await this.databases.find(stale.id);
     if (!record || record.status !== 'provisioning') return;
-    const credentials = await this.dataSource
-      .getRepository(CredentialsEntity)
-      .findOneByOrFail({ databaseId: record.id });
+    const credentials = await this.databases.credentialsOf(record.id);
     const { password, replicationPassword } = openCredentials(this.secrets, credentials);
     const endpoint = await this.driver.create(
       {
@@ -217,7 +205,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
     if (!encrypted) throw new Error('the login succeeded without TLS');
     signal.throwIfAborted();
     // Only for the attempt that still holds the job: one that lost it writes nothing.
-    const moved = await this.dataSource.transaction(async (manager) => {
+    const moved = await this.databases.transaction(async (manager) => {
       if (!(await holdJob(manager, job, SCHEMA)))
         throw new Error('the job is no longer held by this attempt');
       const running = await moveDatabase(manager, record.id, 'provisioned', {
@@ -238,8 +226,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private async remove(job: Job<DatabaseJobPayload>): Promise<void> {
-    const repository = this.dataSource.getRepository(DatabaseEntity);
-    const record = await repository.findOneBy({ id: job.payload.database_id });
+    const record = await this.databases.find(job.payload.database_id);
     if (!record) return;
     await this.withServerLock(
       record.platformServiceId,
@@ -247,13 +234,13 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
       job.signal,
     );
     // The passwords leave with the server: nothing after this point logs in to it.
-    await this.dataSource.getRepository(CredentialsEntity).delete({ databaseId: record.id });
+    await this.databases.deleteCredentials(record.id);
     // Its backups and WAL archive are not this job's: backup-service and pitr-worker
     // remove them on database.deleted, announced when the record moved to `deleting`.
-    await this.dataSource.transaction(async (manager) => {
+    await this.databases.transaction(async (manager) => {
       // Its restores (as source) go with it; a restore that built it stays in its source's list.
-      await manager.delete(RestoreEntity, { databaseId: record.id });
-      await manager.delete(DatabaseEntity, { id: record.id, status: 'deleting' });
+      await this.restores.deleteOfDatabase(manager, record.id);
+      await this.databases.deleteRemoved(manager, record.id);
     });
     this.logger.log(`database ${record.id} and its server are gone`);
   }
@@ -261,13 +248,13 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
   private async failed(
     job: FailedJob<DatabaseJobPayload>,
     reason: string,
-    manager: EntityManager,
+    manager: Transaction,
   ): Promise<void> {
     if (job.type !== PROVISION) {
       this.logger.error(`${job.type} of ${job.key} failed for good: ${reason}`);
       return;
     }
-    const record = await manager.findOneBy(DatabaseEntity, { id: job.payload.database_id });
+    const record = await this.databases.find(job.payload.database_id, manager);
     if (!record) return;
     // The API shows a short reason; the detail (tool output, paths) stays in the log.
     const error = 'The server could not be made ready; create the database again.';

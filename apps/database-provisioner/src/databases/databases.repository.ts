@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { EnqueueOptions, JobRunnerOptions } from '@pgcloud/jobs';
+import { JobRunner, enqueue } from '@pgcloud/jobs';
 import { queryRows } from '@pgcloud/postgres';
-import { DataSource, In, Not } from 'typeorm';
+import { DataSource, In, IsNull, Not } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import type { DatabaseMove, DatabaseMoveFields } from './database-lifecycle.js';
 import { DATABASE_MOVES } from './database-lifecycle.js';
@@ -12,6 +14,18 @@ export type Transaction = EntityManager;
 
 /** The statuses of a database the API shows: every one but `deleting`. */
 const LIVE = ['provisioning', 'running', 'restoring', 'failed'] as const;
+
+/** What the storage watch and a cleanup window write of a database: never its status. */
+export type StorageFields = Partial<
+  Pick<
+    DatabaseEntity,
+    | 'storageFull'
+    | 'storageUsedBytes'
+    | 'storageFencedAt'
+    | 'storageCleanupAt'
+    | 'storageCleanupUntil'
+  >
+>;
 
 /**
  * provisioner.databases, their credentials, and the projects project-service announced
@@ -28,6 +42,19 @@ export class DatabasesRepository {
   /** Runs `work` in one transaction; pass its handle to the methods that take one. */
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
+  }
+
+  /**
+   * A runner of the jobs in the provisioner's jobs table (libs/jobs), on this repository's
+   * DataSource, so that no other file injects one.
+   */
+  jobRunner(options: Omit<JobRunnerOptions, 'dataSource'>): JobRunner {
+    return new JobRunner({ ...options, dataSource: this.dataSource });
+  }
+
+  /** Queues a job outside any transaction (libs/jobs' enqueue: deduplicated by its key). */
+  enqueueJob(options: EnqueueOptions): Promise<boolean> {
+    return enqueue(this.dataSource.manager, options);
   }
 
   /** Makes creates in one project, and the removal of a deleted project's databases, take turns. */
@@ -97,8 +124,26 @@ export class DatabasesRepository {
     return this.dataSource.manager.findOneByOrFail(DatabaseEntity, { id });
   }
 
-  find(id: string): Promise<DatabaseEntity | null> {
-    return this.dataSource.manager.findOneBy(DatabaseEntity, { id });
+  find(id: string, tx?: Transaction): Promise<DatabaseEntity | null> {
+    return (tx ?? this.dataSource.manager).findOneBy(DatabaseEntity, { id });
+  }
+
+  /** The record, locked until the transaction ends. */
+  lockForUpdate(tx: Transaction, id: string): Promise<DatabaseEntity | null> {
+    return tx.findOne(DatabaseEntity, {
+      where: { id },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+
+  /** Every record, whatever its status. */
+  all(): Promise<DatabaseEntity[]> {
+    return this.dataSource.manager.find(DatabaseEntity);
+  }
+
+  /** True when a record (of any status) names the server. */
+  existsForServer(platformServiceId: string): Promise<boolean> {
+    return this.dataSource.manager.existsBy(DatabaseEntity, { platformServiceId });
   }
 
   /** The project's databases the API shows, oldest first. */
@@ -126,8 +171,54 @@ export class DatabasesRepository {
     });
   }
 
+  /** The running databases not fenced. */
+  runningUnfenced(): Promise<DatabaseEntity[]> {
+    return this.dataSource.manager.findBy(DatabaseEntity, {
+      status: 'running',
+      storageFencedAt: IsNull(),
+    });
+  }
+
   credentialsOf(databaseId: string): Promise<CredentialsEntity> {
     return this.dataSource.manager.findOneByOrFail(CredentialsEntity, { databaseId });
+  }
+
+  async deleteCredentials(databaseId: string): Promise<void> {
+    await this.dataSource.manager.delete(CredentialsEntity, { databaseId });
+  }
+
+  /** Deletes the record if it is still `deleting`. */
+  async deleteRemoved(tx: Transaction, id: string): Promise<void> {
+    await tx.delete(DatabaseEntity, { id, status: 'deleting' });
+  }
+
+  /** Records where the database's server answers. */
+  async setHost(id: string, host: string): Promise<void> {
+    await this.dataSource.manager.update(DatabaseEntity, { id }, { host });
+  }
+
+  /** Writes what was measured or decided of the database's storage. */
+  async updateStorage(id: string, fields: StorageFields): Promise<void> {
+    await this.dataSource.manager.update(DatabaseEntity, { id }, fields);
+  }
+
+  /** Records the database fenced, unless it was already; false then. */
+  async recordFenced(tx: Transaction, id: string, usedBytes: number): Promise<boolean> {
+    const moved = await tx.update(
+      DatabaseEntity,
+      { id, storageFencedAt: IsNull() },
+      { storageFencedAt: new Date(), storageUsedBytes: usedBytes, storageCleanupUntil: null },
+    );
+    return moved.affected === 1;
+  }
+
+  /** moveDatabase outside any transaction. */
+  move(
+    databaseId: string,
+    move: Exclude<DatabaseMove, 'remove'>,
+    fields: DatabaseMoveFields = {},
+  ): Promise<boolean> {
+    return moveDatabase(this.dataSource.manager, databaseId, move, fields);
   }
 }
 

@@ -5,7 +5,7 @@ import { eventually, TcpProxy } from '@pgcloud/testing';
 import { loadLauncherEnv } from '@pgcloud/devstack';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import { ServerLockLostError, withAdvisoryLock } from './server-lock.js';
+import { ServerLockLostError, withAdvisoryLock } from './server-lock.repository.js';
 
 /** A DataSource on the maintenance database: advisory locks need no tables. */
 function dataSourceAt(url: string): DataSource {

@@ -1,11 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { ProvisionerConfig } from '../config.js';
 import { DatabaseJobs } from '../databases/database.jobs.js';
-import { DatabaseEntity } from '../databases/database.entity.js';
-import { moveDatabase } from '../databases/databases.repository.js';
+import type { DatabaseEntity } from '../databases/database.entity.js';
+import { DatabasesRepository } from '../databases/databases.repository.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
 import { StorageWatch } from '../storage/storage-watch.js';
 
@@ -27,7 +25,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
   private stopped = false;
 
   constructor(
-    @InjectRepository(DatabaseEntity) private readonly databases: Repository<DatabaseEntity>,
+    private readonly databases: DatabasesRepository,
     private readonly driver: DatabaseDriver,
     private readonly jobs: DatabaseJobs,
     private readonly storage: StorageWatch,
@@ -46,7 +44,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
 
   /** One pass; errors are logged and the next pass tries again. */
   async reconcile(): Promise<void> {
-    const records = await this.databases.find();
+    const records = await this.databases.all();
     const known = new Set(records.map((record) => record.platformServiceId));
     for (const record of records) {
       // One server that will not start must not keep the others from being looked after.
@@ -77,7 +75,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     const strays: string[] = [];
     for (const serverId of await this.driver.list()) {
       // A database created since the records were read has its server by now: look again.
-      if (!known.has(serverId) && !(await this.databases.existsBy({ platformServiceId: serverId })))
+      if (!known.has(serverId) && !(await this.databases.existsForServer(serverId)))
         strays.push(serverId);
     }
     if (strays.length > this.config.QUARANTINE_MAX_SERVERS) {
@@ -112,7 +110,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private async keepRunning(stale: DatabaseEntity): Promise<void> {
-    const record = await this.databases.findOneBy({ id: stale.id });
+    const record = await this.databases.find(stale.id);
     if (!record || (record.status !== 'running' && record.status !== 'restoring')) return;
     const state = await this.driver.state(record.platformServiceId);
     if (state === 'running') {
@@ -125,15 +123,12 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     if (state === 'missing') {
       // A database restored into is made by its restore job, which owns it until it ends.
       if (record.status === 'restoring') return;
-      await moveDatabase(this.databases.manager, record.id, 'lost', {
-        error: 'its server and data are gone',
-      });
+      await this.databases.move(record.id, 'lost', { error: 'its server and data are gone' });
       return;
     }
     const endpoint = await this.driver.ensureRunning(record.platformServiceId);
     // The driver may answer it at another address than before (it decides where).
-    if (endpoint.host !== record.host)
-      await this.databases.update({ id: record.id }, { host: endpoint.host });
+    if (endpoint.host !== record.host) await this.databases.setHost(record.id, endpoint.host);
   }
 
   private schedule(delayMs: number): void {

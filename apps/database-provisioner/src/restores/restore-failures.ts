@@ -3,13 +3,14 @@ import type { RequestContext, RestoreFinished } from '@pgcloud/contracts';
 import { RESTORE_EVENTS } from '@pgcloud/contracts';
 import type { FailedJob, JobFailure } from '@pgcloud/jobs';
 import type { Outbox } from '@pgcloud/messaging';
-import type { EntityManager } from 'typeorm';
-import { DatabaseEntity } from '../databases/database.entity.js';
+import type { DatabaseEntity } from '../databases/database.entity.js';
 import type { DatabaseJobs } from '../databases/database.jobs.js';
 import type { DatabaseDriver } from '../drivers/database-driver.js';
-import { RestoreEntity } from './restore.entity.js';
+import type { RestoreEntity } from './restore.entity.js';
 import { NO_PLAN } from './restore-plan.js';
+import type { RestoresRepository } from './restores.repository.js';
 import { moveRestore } from './restores.repository.js';
+import type { Transaction } from '../databases/databases.repository.js';
 import { moveDatabase } from '../databases/databases.repository.js';
 
 /** The kinds of PermanentJobError a restore fails with. */
@@ -35,13 +36,6 @@ export interface RestoreJobPayload {
   request_id: string;
 }
 
-/** A restore and the databases it acts on: its source, and the one whose data it replaces. */
-export interface RestoreParties {
-  restore: RestoreEntity;
-  source?: DatabaseEntity;
-  target?: DatabaseEntity;
-}
-
 /** The reason shown when a database a restore acts on went away meanwhile. */
 export const DELETED_REASON = REASONS.deleted;
 
@@ -53,30 +47,20 @@ export class RestoreFailures {
   private readonly logger = new Logger('RestoreJobs');
 
   constructor(
+    private readonly restores: RestoresRepository,
     private readonly driver: DatabaseDriver,
     private readonly databaseJobs: DatabaseJobs,
     private readonly outbox: Outbox,
   ) {}
 
-  /** The restore and its databases, as recorded now. */
-  async parties(manager: EntityManager, restoreId: string): Promise<RestoreParties | undefined> {
-    const restore = await manager.findOneBy(RestoreEntity, { id: restoreId });
-    if (!restore) return undefined;
-    const byId = async (id: string) =>
-      (await manager.findOneBy(DatabaseEntity, { id })) ?? undefined;
-    const source = await byId(restore.databaseId);
-    const target = restore.targetDatabaseId ? await byId(restore.targetDatabaseId) : source;
-    return { restore, source, target };
-  }
-
   /** The job's failure handler: runs in the transaction that ends the job. */
   async failed(
     job: FailedJob<RestoreJobPayload>,
     { kind, reason }: JobFailure,
-    manager: EntityManager,
+    manager: Transaction,
   ): Promise<void> {
     const ctx: RequestContext = { requestId: job.payload.request_id };
-    const found = await this.parties(manager, job.payload.restore_id);
+    const found = await this.restores.parties(job.payload.restore_id, manager);
     if (!found) return;
     const { restore, source, target } = found;
     const cancelled = kind === RESTORE_FAILURES.cancelled;
@@ -113,7 +97,7 @@ export class RestoreFailures {
 
   /** Announces a restore's end, in the transaction that records it. */
   async announceFinished(
-    manager: EntityManager,
+    manager: Transaction,
     ctx: RequestContext,
     restore: RestoreEntity,
     target: DatabaseEntity,

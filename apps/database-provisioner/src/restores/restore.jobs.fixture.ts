@@ -1,6 +1,6 @@
 /*
- * The world RestoreJobs' unit specs run in: its tables, lock, driver, RPC peers and outbox
- * in memory. Used by *.spec.ts only.
+ * The world RestoreJobs' unit specs run in: its tables (under the real repositories), lock,
+ * driver, RPC peers and outbox in memory. Used by *.spec.ts only.
  */
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
@@ -19,9 +19,11 @@ import type { SecretBox } from '../credentials/secret-box.js';
 import type { DatabaseEntity } from '../databases/database.entity.js';
 import { CredentialsEntity } from '../databases/database.entity.js';
 import type { DatabaseJobs } from '../databases/database.jobs.js';
+import { DatabasesRepository } from '../databases/databases.repository.js';
 import type { DatabaseDriver, RestoreSpec, ServerSpec } from '../drivers/database-driver.js';
 import { RestoreEntity } from './restore.entity.js';
 import { RestoreJobs } from './restore.jobs.js';
+import { RestoresRepository } from './restores.repository.js';
 
 type Payload = { restore_id: string; request_id: string };
 type Where = Record<string, unknown>;
@@ -149,18 +151,15 @@ export class World {
       query: () => Promise.resolve(this.holdsJob ? [{ id: 'job_1' }] : []),
       findOneBy,
       update,
+      existsBy: (entity: unknown, where: Where) =>
+        Promise.resolve([...table(entity).values()].some((r) => matches(r, where))),
+      findOneByOrFail: (entity: unknown, where: { databaseId: string }) =>
+        entity === CredentialsEntity
+          ? Promise.resolve({ ...where, passwordSealed: 'pw', replicationPasswordSealed: 'rp' })
+          : assert.fail(),
     } as unknown as EntityManager);
     const dataSource = {
       manager,
-      getRepository: (entity: unknown) => ({
-        update: (where: Where, set: { status?: string }) => update(entity, where, set),
-        existsBy: (where: Where) =>
-          Promise.resolve([...table(entity).values()].some((r) => matches(r, where))),
-        findOneByOrFail: (where: { databaseId: string }) =>
-          entity === CredentialsEntity
-            ? Promise.resolve({ ...where, passwordSealed: 'pw', replicationPasswordSealed: 'rp' })
-            : assert.fail(),
-      }),
       transaction: (work: (m: EntityManager) => Promise<unknown>) => work(manager),
     } as unknown as DataSource;
     const rpc = fakeRpcClient(
@@ -237,7 +236,16 @@ export class World {
       S3_ENDPOINT: 'https://s3',
       RESTORE_PROGRESS_INTERVAL_MS: 1000,
     } as ProvisionerConfig;
-    return new RestoreJobs(rpc, dataSource, driver, secrets, databaseJobs, outbox, config);
+    return new RestoreJobs(
+      rpc,
+      new RestoresRepository(dataSource),
+      new DatabasesRepository(dataSource),
+      driver,
+      secrets,
+      databaseJobs,
+      outbox,
+      config,
+    );
   }
 
   private plan(what: string, extra: Partial<RestorePlan> = {}): Promise<RestorePlan> {

@@ -1,31 +1,28 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { RequestContext } from '@pgcloud/contracts';
 import { PITR_PATTERNS } from '@pgcloud/contracts';
-import type { FailedJob, Job } from '@pgcloud/jobs';
-import { JobRunner, PermanentJobError, enqueue, holdJob, runNow } from '@pgcloud/jobs';
+import type { FailedJob, Job, JobRunner } from '@pgcloud/jobs';
+import { PermanentJobError, enqueue, holdJob } from '@pgcloud/jobs';
 import { Outbox } from '@pgcloud/messaging';
 import { checkTlsLogin } from '@pgcloud/postgres';
 import { hostname } from 'node:os';
-import { DataSource, IsNull, Not } from 'typeorm';
-import type { EntityManager } from 'typeorm';
 import { RpcClient } from '@pgcloud/messaging';
 import { ProvisionerConfig } from '../config.js';
 import { SecretBox } from '../credentials/secret-box.js';
 import { openCredentials } from '../credentials/sealed-credentials.js';
-import { CredentialsEntity, DatabaseEntity } from '../databases/database.entity.js';
 import { DatabaseJobs } from '../databases/database.jobs.js';
 import type { RestoreOutcome, RestoreSpec } from '../drivers/database-driver.js';
 import { CorruptArchiveError, DatabaseDriver } from '../drivers/database-driver.js';
-import { RestoreEntity } from './restore.entity.js';
-import type { RestoreJobPayload, RestoreParties } from './restore-failures.js';
+import type { RestoreJobPayload } from './restore-failures.js';
 import { DELETED_REASON, RESTORE_FAILURES, RestoreFailures } from './restore-failures.js';
 import { RestoreTimer } from './restore.metrics.js';
 import { assertLinksAt, planOf, recoveryOf } from './restore-plan.js';
 import { RestoreTracker } from './restore-progress.js';
-import { advanceRestore, moveRestore } from './restores.repository.js';
-import { moveDatabase } from '../databases/databases.repository.js';
+import type { RestoreParties } from './restores.repository.js';
+import { RestoresRepository, moveRestore } from './restores.repository.js';
+import type { Transaction } from '../databases/databases.repository.js';
+import { DatabasesRepository, moveDatabase } from '../databases/databases.repository.js';
 
 const SCHEMA = 'provisioner';
 const RESTORE = 'database.restore';
@@ -52,18 +49,18 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
 
   constructor(
     private readonly rpc: RpcClient,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly restores: RestoresRepository,
+    private readonly databases: DatabasesRepository,
     private readonly driver: DatabaseDriver,
     private readonly secrets: SecretBox,
     private readonly databaseJobs: DatabaseJobs,
     private readonly outbox: Outbox,
     config: ProvisionerConfig,
   ) {
-    this.failures = new RestoreFailures(driver, databaseJobs, outbox);
+    this.failures = new RestoreFailures(restores, driver, databaseJobs, outbox);
     this.objectStoreOrigin = new URL(config.S3_ENDPOINT).origin;
     this.progressIntervalMs = config.RESTORE_PROGRESS_INTERVAL_MS;
-    this.runner = new JobRunner({
-      dataSource,
+    this.runner = restores.jobRunner({
       schema: SCHEMA,
       leaseSeconds: config.JOB_LEASE_SECONDS,
       workerId: `provisioner-restores-${hostname()}-${process.pid}`,
@@ -91,7 +88,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
    * job restarting it at the same moment.
    */
   async enqueue(
-    manager: EntityManager,
+    manager: Transaction,
     restoreId: string,
     requestId: string,
     heldBack = false,
@@ -108,20 +105,19 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Lets a held-back restore job run now. */
   async release(restoreId: string): Promise<void> {
-    await runNow(this.dataSource, { schema: SCHEMA, type: RESTORE, key: restoreId });
+    await this.restores.runJobNow({ schema: SCHEMA, type: RESTORE, key: restoreId });
     this.runner.wake();
   }
 
   private async run(job: Job<RestoreJobPayload>): Promise<void> {
     const ctx: RequestContext = { requestId: job.payload.request_id };
-    const { manager } = this.dataSource;
-    await moveRestore(manager, job.payload.restore_id, 'start');
-    const found = await this.failures.parties(this.dataSource.manager, job.payload.restore_id);
+    await this.restores.move(job.payload.restore_id, 'start');
+    const found = await this.restores.parties(job.payload.restore_id);
     if (!found || found.restore.status !== 'running') return;
     const { restore, source, target } = found;
     if (!source || !target || source.status === 'deleting' || target.status === 'deleting') {
       // Deleted meanwhile: the restore ends at once, so it never holds the source's slot.
-      await moveRestore(manager, restore.id, 'fail', {
+      await this.restores.move(restore.id, 'fail', {
         error: DELETED_REASON,
         completedAt: new Date(),
       });
@@ -133,7 +129,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     // Only while it runs: a failed restore keeps the phase it failed in.
     const tracker = new RestoreTracker(
       restore,
-      (fields) => advanceRestore(manager, restore.id, fields),
+      (fields) => this.restores.advance(restore.id, fields),
       (err) => this.logger.warn(`restore ${restore.id}: progress not written: ${String(err)}`),
       Date.now,
       this.progressIntervalMs,
@@ -141,7 +137,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     // A cancel stops the build wherever it is: downloads, tools and the checking server.
     const cancel = new AbortController();
     const watch = setInterval(() => {
-      void this.cancelAsked(restore.id).then(
+      void this.restores.cancelAsked(restore.id).then(
         (asked) => asked && cancel.abort(),
         () => undefined,
       );
@@ -161,7 +157,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         .catch((err: unknown) => {
           throw cancel.signal.aborted ? cancelledError() : err;
         });
-      await this.dataSource.transaction(async (manager) => {
+      await this.restores.transaction(async (manager) => {
         // Only the attempt that still holds the job records the outcome.
         if (!(await holdJob(manager, job, SCHEMA))) throw new Error('the restore job was lost');
         await moveRestore(manager, restore.id, 'complete', {
@@ -197,9 +193,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     { restore, source, target }: Required<RestoreParties>,
   ): Promise<void> {
     const serverId = target.platformServiceId;
-    const credentials = await this.dataSource
-      .getRepository(CredentialsEntity)
-      .findOneByOrFail({ databaseId: target.id });
+    const credentials = await this.databases.credentialsOf(target.id);
     const { password, replicationPassword } = openCredentials(this.secrets, credentials);
     // A crash mid-swap is carried on from where it stopped; otherwise build afresh.
     if (!(await this.driver.restoreSwapped(serverId, restore.id)))
@@ -217,12 +211,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     // The swap and what follows it (the login checked in place, the old data gone). From
     // here on the restore cannot be cancelled: it swaps only if no cancel came first.
     await tracker.flush();
-    const swapping = await advanceRestore(
-      this.dataSource.manager,
-      restore.id,
-      { phase: 'swapping' },
-      { cancelRequestedAt: IsNull() },
-    );
+    const swapping = await this.restores.advanceUnlessCancelled(restore.id, { phase: 'swapping' });
     if (!swapping) throw cancelledError();
     await tracker.phase('swapping');
     await timer.phase('swap', async () => {
@@ -237,9 +226,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       });
       if (!encrypted) throw new Error('the restored server accepted a login without TLS');
       // Where the swapped-in server answers (a database restored into has had none yet).
-      await this.dataSource
-        .getRepository(DatabaseEntity)
-        .update({ id: target.id }, { host: endpoint.host });
+      await this.databases.setHost(target.id, endpoint.host);
     });
     signal.throwIfAborted();
     await timer.phase('finish', async () => {
@@ -321,14 +308,11 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
       await creating;
       timer.steps(stepSeconds);
       // What the estimates of later dry runs are made of.
-      await this.dataSource.getRepository(RestoreEntity).update(
-        { id: restore.id },
-        {
-          downloadSeconds: stepSeconds.download,
-          replaySeconds: stepSeconds.recover,
-          ...(restore.kind === 'pitr' ? { walFilesApplied } : {}),
-        },
-      );
+      await this.restores.recordStepSeconds(restore.id, {
+        downloadSeconds: stepSeconds.download,
+        replaySeconds: stepSeconds.recover,
+        ...(restore.kind === 'pitr' ? { walFilesApplied } : {}),
+      });
       if (restore.kind === 'pitr') await tracker.replayed(walFilesApplied);
     } catch (err) {
       // Nothing is undone under a server still being made, and its failure is the reason.
@@ -348,12 +332,6 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         throw new PermanentJobError(`corrupt archive: ${err.message}`, RESTORE_FAILURES.corrupt);
       throw err;
     }
-  }
-
-  private async cancelAsked(restoreId: string): Promise<boolean> {
-    return this.dataSource
-      .getRepository(RestoreEntity)
-      .existsBy({ id: restoreId, cancelRequestedAt: Not(IsNull()) });
   }
 }
 

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type {
   CheckRestoreRequest,
   CreateRestoreRequest,
@@ -14,16 +13,16 @@ import { BACKUP_PATTERNS, DomainError, isId, newId } from '@pgcloud/contracts';
 import { RpcClient, assertTimeLeft, requireUser, waitWithinDeadline } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource, IsNull, Not } from 'typeorm';
-import type { EntityManager } from 'typeorm';
-import { DatabaseEntity } from '../databases/database.entity.js';
+import type { DatabaseEntity } from '../databases/database.entity.js';
 import { DatabasesService } from '../databases/databases.service.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
 import { estimateSeconds } from './restore-estimate.js';
 import { RESTORE_BEGINS } from './restore-lifecycle.js';
-import { moveDatabase } from '../databases/databases.repository.js';
-import { RestoreEntity } from './restore.entity.js';
+import type { Transaction } from '../databases/databases.repository.js';
+import { DatabasesRepository, moveDatabase } from '../databases/databases.repository.js';
 import { RestoreJobs } from './restore.jobs.js';
+import type { NewRestore } from './restores.repository.js';
+import { RestoresRepository } from './restores.repository.js';
 import { toRestore } from './restore-view.js';
 
 /**
@@ -36,7 +35,8 @@ export class RestoresService {
   private readonly logger = new Logger(RestoresService.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly restores: RestoresRepository,
+    private readonly records: DatabasesRepository,
     private readonly databases: DatabasesService,
     private readonly jobs: RestoreJobs,
     private readonly driver: DatabaseDriver,
@@ -47,7 +47,7 @@ export class RestoresService {
     const { id, source } = await this.record(ctx, request, false);
     // Read before the job runs, which may move it on at once: the answer tells what was
     // created, a pending restore.
-    const saved = await this.dataSource.getRepository(RestoreEntity).findOneByOrFail({ id });
+    const saved = await this.restores.get(id);
     if (request.target_database === undefined) {
       // On hold before the answer: no write is accepted from now on and lost by the swap.
       // Its job, held back meanwhile, runs once the hold is done (and holds the server
@@ -82,11 +82,7 @@ export class RestoresService {
     request: CheckRestoreRequest,
   ): Promise<{ estimated_seconds: number }> {
     await this.record(ctx, request, true);
-    const recent = await this.dataSource.getRepository(RestoreEntity).find({
-      where: { status: 'completed', downloadSeconds: Not(IsNull()) },
-      order: { completedAt: 'DESC' },
-      take: ESTIMATE_HISTORY,
-    });
+    const recent = await this.restores.estimateHistory(ESTIMATE_HISTORY);
     const history = recent.map((r) => ({
       kind: r.kind,
       bytesTotal: r.bytesTotal,
@@ -131,7 +127,7 @@ export class RestoresService {
         backup_id: request.backup_id ?? '',
         database_id: source.id,
       });
-    const restore: Partial<RestoreEntity> & Pick<RestoreEntity, 'id'> = {
+    const restore: NewRestore = {
       id: newId('rstr'),
       databaseId: source.id,
       kind: request.kind,
@@ -142,7 +138,7 @@ export class RestoresService {
       targetDatabase: request.target_database ?? null,
       ...RESTORE_BEGINS,
     };
-    const begin = async (manager: EntityManager, target?: DatabaseEntity) => {
+    const begin = async (manager: Transaction, target?: DatabaseEntity) => {
       await this.begin(
         manager,
         source.id,
@@ -154,7 +150,7 @@ export class RestoresService {
     };
     try {
       if (request.target_database === undefined) {
-        await this.dataSource.transaction((manager) => begin(manager));
+        await this.restores.transaction((manager) => begin(manager));
       } else {
         // The new database counts against the quota and takes the name at once.
         await this.databases.insert(
@@ -191,12 +187,9 @@ export class RestoresService {
   async cancel(ctx: RequestContext, ref: RestoreRef, kind?: RestoreKind): Promise<Restore> {
     const database = await this.databases.findOwned(ctx, ref);
     const id = ref.restore_id;
-    await this.dataSource.transaction(async (manager) => {
+    await this.restores.transaction(async (manager) => {
       const record = isId('rstr', id)
-        ? await manager.findOne(RestoreEntity, {
-            where: { id, databaseId: database.id, ...(kind ? { kind } : {}) },
-            lock: { mode: 'pessimistic_write' },
-          })
+        ? await this.restores.lockOfDatabase(manager, id, database.id, kind)
         : null;
       if (!record) throw new DomainError('RESTORE_NOT_FOUND', `Restore ${id} was not found.`);
       const ended = !['pending', 'running'].includes(record.status);
@@ -207,21 +200,19 @@ export class RestoresService {
             ? `Restore ${id} is ${record.status}; only a restore under way can be cancelled.`
             : `Restore ${id} is swapping the restored data in; it can no longer be cancelled.`,
         );
-      if (!record.cancelRequestedAt)
-        await manager.update(RestoreEntity, { id }, { cancelRequestedAt: new Date() });
+      if (!record.cancelRequestedAt) await this.restores.noteCancel(manager, id);
     });
     this.logger.log(`restore ${id} of ${database.id}: cancel asked`);
     await this.jobs.release(id);
     await waitWithinDeadline(ctx, this.untilEnded(id));
-    return toRestore(await this.dataSource.getRepository(RestoreEntity).findOneByOrFail({ id }));
+    return toRestore(await this.restores.get(id));
   }
 
   /** Resolves once the restore is no longer under way, or after CANCEL_WAIT_MS. */
   private async untilEnded(id: string): Promise<void> {
     const deadline = Date.now() + CANCEL_WAIT_MS;
-    const restores = this.dataSource.getRepository(RestoreEntity);
     while (Date.now() < deadline) {
-      const record = await restores.findOneBy({ id });
+      const record = await this.restores.find(id);
       if (!record || !['pending', 'running'].includes(record.status)) return;
       await sleep(200);
     }
@@ -234,19 +225,14 @@ export class RestoresService {
     kind?: RestoreKind,
   ): Promise<{ restores: Restore[] }> {
     const database = await this.databases.findOwned(ctx, ref);
-    const rows = await this.dataSource.getRepository(RestoreEntity).find({
-      where: { databaseId: database.id, ...(kind ? { kind } : {}) },
-      order: { startedAt: 'DESC', id: 'DESC' },
-    });
+    const rows = await this.restores.listOfDatabase(database.id, kind);
     return { restores: rows.map(toRestore) };
   }
 
   async get(ctx: RequestContext, ref: RestoreRef, kind?: RestoreKind): Promise<Restore> {
     const database = await this.databases.findOwned(ctx, ref);
     const record = isId('rstr', ref.restore_id)
-      ? await this.dataSource
-          .getRepository(RestoreEntity)
-          .findOneBy({ id: ref.restore_id, databaseId: database.id, ...(kind ? { kind } : {}) })
+      ? await this.restores.findOfDatabase(ref.restore_id, database.id, kind)
       : null;
     if (!record)
       throw new DomainError('RESTORE_NOT_FOUND', `Restore ${ref.restore_id} was not found.`);
@@ -259,22 +245,15 @@ export class RestoresService {
    * its job are written, and an in-place source goes `restoring`.
    */
   private async begin(
-    manager: EntityManager,
+    manager: Transaction,
     sourceId: string,
-    restore: Partial<RestoreEntity> & Pick<RestoreEntity, 'id'>,
+    restore: NewRestore,
     ctx: RequestContext,
   ): Promise<void> {
-    const source = await manager.findOne(DatabaseEntity, {
-      where: { id: sourceId },
-      lock: { mode: 'pessimistic_write' },
-    });
+    const source = await this.records.lockForUpdate(manager, sourceId);
     if (!source || source.status === 'deleting')
       throw new DomainError('DATABASE_NOT_FOUND', 'The database was not found.');
-    const active = await manager
-      .createQueryBuilder(RestoreEntity, 'r')
-      .where('r.status IN (:...active)', { active: ['pending', 'running'] })
-      .andWhere('(r.database_id = :id OR r.target_database_id = :id)', { id: source.id })
-      .getExists();
+    const active = await this.restores.activeOn(manager, source.id);
     if (active) throw inProgress(source.name);
     if (source.status !== 'running')
       throw new DomainError(
@@ -283,7 +262,7 @@ export class RestoresService {
       );
     // Not after the caller has answered 503 (the lock above may have kept us waiting).
     assertTimeLeft(ctx);
-    await manager.insert(RestoreEntity, restore);
+    await this.restores.insert(manager, restore);
     if (!restore.targetDatabaseId && !(await moveDatabase(manager, source.id, 'restore')))
       throw new Error(`database ${source.id} is no longer running`);
     await this.jobs.enqueue(manager, restore.id, ctx.requestId, !restore.targetDatabaseId);

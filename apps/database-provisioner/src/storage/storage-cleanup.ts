@@ -1,12 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import type { Database, DatabaseRef, RequestContext } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
 import { assertTimeLeft } from '@pgcloud/messaging';
-import { Repository } from 'typeorm';
 import { ProvisionerConfig } from '../config.js';
 import { DatabaseJobs } from '../databases/database.jobs.js';
-import { DatabaseEntity } from '../databases/database.entity.js';
+import type { DatabaseEntity } from '../databases/database.entity.js';
+import { DatabasesRepository } from '../databases/databases.repository.js';
 import { DatabasesService, toDatabase } from '../databases/databases.service.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
 
@@ -21,7 +20,7 @@ export class StorageCleanup {
   private readonly logger = new Logger(StorageCleanup.name);
 
   constructor(
-    @InjectRepository(DatabaseEntity) private readonly records: Repository<DatabaseEntity>,
+    private readonly records: DatabasesRepository,
     private readonly databases: DatabasesService,
     private readonly jobs: DatabaseJobs,
     private readonly driver: DatabaseDriver,
@@ -44,27 +43,24 @@ export class StorageCleanup {
     if (!record.storageFencedAt) return toDatabase(record);
     assertTimeLeft(ctx); // not after the caller has answered 503
     await this.jobs.withServerLock(record.platformServiceId, async () => {
-      const now = await this.records.findOneBy({ id: record.id });
+      const now = await this.records.find(record.id);
       if (!now?.storageFencedAt || now.status !== 'running') return;
       this.assertCooledDown(now);
       await this.driver.unfence(now.platformServiceId);
       // Read-only for new transactions at once; the owner writes with BEGIN READ WRITE.
       await this.driver.setReadOnly(now.platformServiceId, true);
       const at = new Date();
-      await this.records.update(
-        { id: now.id },
-        {
-          storageFencedAt: null,
-          storageFull: true,
-          storageCleanupAt: at,
-          storageCleanupUntil: new Date(
-            at.getTime() + this.config.STORAGE_CLEANUP_WINDOW_SECONDS * 1000,
-          ),
-        },
-      );
+      await this.records.updateStorage(now.id, {
+        storageFencedAt: null,
+        storageFull: true,
+        storageCleanupAt: at,
+        storageCleanupUntil: new Date(
+          at.getTime() + this.config.STORAGE_CLEANUP_WINDOW_SECONDS * 1000,
+        ),
+      });
     });
     this.logger.log(`database ${record.id}: fence lifted for a cleanup window`);
-    return toDatabase(await this.records.findOneByOrFail({ id: record.id }));
+    return toDatabase(await this.records.get(record.id));
   }
 
   private assertCooledDown(record: DatabaseEntity): void {

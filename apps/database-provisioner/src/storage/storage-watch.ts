@@ -1,11 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { DATABASE_EVENTS } from '@pgcloud/contracts';
 import { Outbox } from '@pgcloud/messaging';
-import { IsNull, Repository } from 'typeorm';
 import { DatabaseJobs } from '../databases/database.jobs.js';
 import { ProvisionerConfig } from '../config.js';
-import { DatabaseEntity } from '../databases/database.entity.js';
+import type { DatabaseEntity } from '../databases/database.entity.js';
+import { DatabasesRepository } from '../databases/databases.repository.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
 import { DiskWatermark } from './disk-watermark.js';
 import { storageAction, storageEdges } from './storage-limit.js';
@@ -23,7 +22,7 @@ export class StorageWatch {
   private readonly logger = new Logger(StorageWatch.name);
 
   constructor(
-    @InjectRepository(DatabaseEntity) private readonly databases: Repository<DatabaseEntity>,
+    private readonly databases: DatabasesRepository,
     private readonly driver: DatabaseDriver,
     private readonly jobs: DatabaseJobs,
     private readonly watermark: DiskWatermark,
@@ -39,10 +38,7 @@ export class StorageWatch {
   async checkDisk(): Promise<void> {
     const freePercent = await this.watermark.shortOfRoom();
     if (freePercent === undefined) return;
-    const candidates = await this.databases.findBy({
-      status: 'running',
-      storageFencedAt: IsNull(),
-    });
+    const candidates = await this.databases.runningUnfenced();
     const [furthest] = candidates.sort(
       (a, b) => overLimit(b) - overLimit(a) || b.storageUsedBytes - a.storageUsedBytes,
     );
@@ -53,7 +49,7 @@ export class StorageWatch {
         'furthest over its limit',
     );
     await this.jobs.withServerLock(furthest.platformServiceId, async () => {
-      const record = await this.databases.findOneBy({ id: furthest.id });
+      const record = await this.databases.find(furthest.id);
       if (record?.status !== 'running' || record.storageFencedAt) return;
       await this.fence(record, await this.driver.usedBytes(record.platformServiceId));
     });
@@ -89,15 +85,12 @@ export class StorageWatch {
         );
       else this.logger.log(`database ${record.id} is down to ${usedMib} MiB: writable again`);
     }
-    await this.databases.update(
-      { id: record.id },
-      {
-        storageFull: atLimit,
-        storageUsedBytes: used,
-        // A window that ended is forgotten; the next needs the cooldown all the same.
-        ...(record.storageCleanupUntil && !cleaning ? { storageCleanupUntil: null } : {}),
-      },
-    );
+    await this.databases.updateStorage(record.id, {
+      storageFull: atLimit,
+      storageUsedBytes: used,
+      // A window that ended is forgotten; the next needs the cooldown all the same.
+      ...(record.storageCleanupUntil && !cleaning ? { storageCleanupUntil: null } : {}),
+    });
     const changed = await this.driver.enforceLimits(record.platformServiceId, {
       databaseName: record.name,
       storageGib: record.config.storage,
@@ -116,17 +109,12 @@ export class StorageWatch {
   private async fence(record: DatabaseEntity, used: number): Promise<void> {
     await this.driver.fence(record.platformServiceId);
     if (record.storageFencedAt) {
-      await this.databases.update({ id: record.id }, { storageUsedBytes: used });
+      await this.databases.updateStorage(record.id, { storageUsedBytes: used });
       return;
     }
     const limitBytes = record.config.storage * GIB;
-    await this.databases.manager.transaction(async (manager) => {
-      const moved = await manager.update(
-        DatabaseEntity,
-        { id: record.id, storageFencedAt: IsNull() },
-        { storageFencedAt: new Date(), storageUsedBytes: used, storageCleanupUntil: null },
-      );
-      if (moved.affected !== 1) return;
+    await this.databases.transaction(async (manager) => {
+      if (!(await this.databases.recordFenced(manager, record.id, used))) return;
       await this.outbox.add(
         manager,
         DATABASE_EVENTS.storageFenced,

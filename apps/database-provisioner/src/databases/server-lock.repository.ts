@@ -1,5 +1,7 @@
-import { Logger } from '@nestjs/common';
-import type { DataSource, QueryRunner } from 'typeorm';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
 
 /** How the lock is taken and watched. */
 export interface ServerLockOptions {
@@ -62,6 +64,21 @@ export async function withAdvisoryLock<T>(
     }
   } finally {
     await runner.release();
+  }
+}
+
+/** withAdvisoryLock on the metadata database's DataSource, for the classes that take locks. */
+@Injectable()
+export class ServerLockRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Runs `work` holding the lock `lockName`; see withAdvisoryLock. */
+  hold<T>(
+    lockName: string,
+    work: (signal: AbortSignal) => Promise<T>,
+    options: ServerLockOptions,
+  ): Promise<T | undefined> {
+    return withAdvisoryLock(this.dataSource, lockName, work, options);
   }
 }
 
