@@ -11,8 +11,9 @@ function deployedSources(dir = ROOT, found: string[] = []): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (['node_modules', 'dist', '.git', '.data', 'e2e', 'testing', 'cli'].includes(entry.name))
-        continue;
+      // What never runs in a deployment: tests, the development stack, the stand-ins, the CLI.
+      const notDeployed = ['e2e', 'testing', 'devstack', 'kube-stand-in', 'cli'];
+      if (['node_modules', 'dist', '.git', '.data', ...notDeployed].includes(entry.name)) continue;
       deployedSources(path, found);
     } else if (/(?<!\.spec|\.int-spec|fixture|fixtures)\.ts$/.test(entry.name)) found.push(path);
   }
