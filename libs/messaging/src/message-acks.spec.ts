@@ -4,14 +4,11 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Delivery, SettlingChannel } from './message-acks.js';
 import { MessageAcks } from './message-acks.js';
 
-/** What the channel was asked to settle, as `ack 3`, `ack ..5` (allUpTo) or `nack 2`. */
+/** What the channel was asked to settle, as `ack 3` or `ack ..5` (allUpTo). */
 class RecordingChannel implements SettlingChannel {
   readonly sent: string[] = [];
   ack(message: Delivery, allUpTo = false): void {
     this.sent.push(`ack ${allUpTo ? '..' : ''}${message.fields.deliveryTag}`);
-  }
-  nack(message: Delivery): void {
-    this.sent.push(`nack ${message.fields.deliveryTag}`);
   }
 }
 
@@ -50,17 +47,6 @@ describe('MessageAcks', () => {
     assert.deepEqual(channel.sent.slice(3), ['ack ..5']);
   });
 
-  it('forgets a delivery nacked on the channel, so it holds nothing back', async () => {
-    const channel = new RecordingChannel();
-    const acks = new MessageAcks(channel);
-    deliver(acks, 1, 2, 3);
-    channel.nack(delivery(1));
-    acks.finished(delivery(2));
-    acks.finished(delivery(3));
-    await nextTurn();
-    assert.deepEqual(channel.sent, ['nack 1', 'ack ..3']);
-  });
-
   it('acks a finished delivery it was never told of on its own', async () => {
     const channel = new RecordingChannel();
     const acks = new MessageAcks(channel);
@@ -74,7 +60,6 @@ describe('MessageAcks', () => {
       ack: () => {
         throw new Error('Channel closed');
       },
-      nack: () => undefined,
     });
     deliver(acks, 1);
     acks.finished(delivery(1));

@@ -6,7 +6,6 @@ export interface Delivery {
 /** The part of an amqplib channel that settles deliveries. */
 export interface SettlingChannel {
   ack(message: Delivery, allUpTo?: boolean): void;
-  nack(message: Delivery, allUpTo?: boolean, requeue?: boolean): void;
 }
 
 /**
@@ -19,6 +18,7 @@ export interface SettlingChannel {
  *
  * Every delivery must be announced (delivered) in the order the channel delivers them,
  * before the turn ends: an ack with `allUpTo` covers every unsettled tag up to its own.
+ * BrokerServer keeps one per channel it consumes on.
  */
 export class MessageAcks {
   /** Delivery tags announced and not settled yet, in delivery (ascending) order. */
@@ -26,14 +26,7 @@ export class MessageAcks {
   private readonly finishedTags = new Set<number>();
   private flushing: NodeJS.Immediate | undefined;
 
-  constructor(private readonly channel: SettlingChannel) {
-    // Nest refuses a message no handler takes with a nack of its own: it is settled then.
-    const nack = channel.nack.bind(channel);
-    channel.nack = (message, allUpTo, requeue) => {
-      this.forget(message.fields.deliveryTag, allUpTo ?? false);
-      nack(message, allUpTo, requeue);
-    };
-  }
+  constructor(private readonly channel: SettlingChannel) {}
 
   /** A delivery came; call it in the order the channel delivers, as it does. */
   delivered(message: Delivery): void {
@@ -71,23 +64,4 @@ export class MessageAcks {
       // A closed channel: the broker delivers its unacked messages again to another.
     }
   }
-
-  private forget(deliveryTag: number, allUpTo: boolean): void {
-    const kept = this.unsettled.filter((tag) =>
-      allUpTo ? tag > deliveryTag : tag !== deliveryTag,
-    );
-    this.unsettled.splice(0, this.unsettled.length, ...kept);
-  }
-}
-
-const acksOfChannels = new WeakMap<object, MessageAcks>();
-
-/** The acks of a channel's deliveries, made on first use. */
-export function messageAcks(channel: SettlingChannel): MessageAcks {
-  let acks = acksOfChannels.get(channel);
-  if (!acks) {
-    acks = new MessageAcks(channel);
-    acksOfChannels.set(channel, acks);
-  }
-  return acks;
 }

@@ -2,6 +2,7 @@ import { Transport } from '@nestjs/microservices';
 import type { RmqOptions } from '@nestjs/microservices';
 import type { ServiceName } from '@pgcloud/contracts';
 import { SERVICE_QUEUES } from '@pgcloud/contracts';
+import type { BrokerServerOptions } from './broker-server.js';
 
 /** The broker settings a service or a client needs. */
 export interface BrokerSettings {
@@ -18,31 +19,26 @@ export function queueName(prefix: string, service: ServiceName): string {
   return `${prefix}.${SERVICE_QUEUES[service]}`;
 }
 
-// amqplib buffers small frames for 40 ms without TCP_NODELAY (Nagle): every RPC would pay it.
-const socketOptions = {
+/**
+ * Amqplib buffers small frames for 40 ms without TCP_NODELAY (Nagle): every request would
+ * pay it. Heartbeats find a dead broker within seconds; a lost connection is retried each
+ * second. Services and their callers use the same.
+ */
+export const BROKER_SOCKET_OPTIONS = {
   connectionOptions: { noDelay: true },
   heartbeatIntervalInSeconds: 5,
   reconnectTimeInSeconds: 1,
 };
 
-/**
- * A service's consumer: a durable queue, a bounded prefetch and explicit acks
- * (AckInterceptor acks once the handler has answered), so a message a crashed worker held
- * is delivered again rather than lost. Replies are transient: only their caller, waiting
- * right now, wants them, and nothing of them is worth a write to the broker's disk.
- */
-export function rmqServerOptions(broker: BrokerSettings, service: ServiceName): RmqOptions {
+/** A service's consumer (BrokerServer): its durable queue and its prefetch. */
+export function brokerServerOptions(
+  broker: BrokerSettings,
+  service: ServiceName,
+): BrokerServerOptions {
   return {
-    transport: Transport.RMQ,
-    options: {
-      urls: [broker.RABBITMQ_URL],
-      queue: queueName(broker.RMQ_QUEUE_PREFIX, service),
-      queueOptions: { durable: true },
-      noAck: false,
-      prefetchCount: broker.RMQ_PREFETCH,
-      persistent: false,
-      socketOptions,
-    },
+    url: broker.RABBITMQ_URL,
+    queue: queueName(broker.RMQ_QUEUE_PREFIX, service),
+    prefetch: broker.RMQ_PREFETCH,
   };
 }
 
@@ -62,7 +58,7 @@ export function rmqClientOptions(broker: BrokerSettings, service: ServiceName): 
       queue: queueName(broker.RMQ_QUEUE_PREFIX, service),
       queueOptions: { durable: true },
       persistent: false,
-      socketOptions,
+      socketOptions: BROKER_SOCKET_OPTIONS,
     },
   };
 }

@@ -1,11 +1,10 @@
 import { Logger } from '@nestjs/common';
 import type { ClientProxy } from '@nestjs/microservices';
 import type { AmqpConnectionManager } from 'amqp-connection-manager';
-import { RmqRecordBuilder } from '@nestjs/microservices';
+import { ClientRMQ, RmqRecordBuilder } from '@nestjs/microservices';
 import type { Message, RequestContext, ServiceName } from '@pgcloud/contracts';
 import { DomainError, SERVICE_QUEUES, brokerLoginOf, isWireError } from '@pgcloud/contracts';
 import { withRequestId } from '@pgcloud/observability';
-import { BrokerClientRMQ } from './broker-client-rmq.js';
 import { answerDueAt, callTimeoutMs, outOfTime } from './deadline.js';
 import type { BrokerSettings } from './rmq-options.js';
 import { rmqClientOptions } from './rmq-options.js';
@@ -39,7 +38,7 @@ export class ServiceClient {
     timeoutMs: number,
     options: { atEdge?: boolean } = {},
   ): ServiceClient {
-    const proxy = new BrokerClientRMQ(rmqClientOptions(broker, service).options ?? {});
+    const proxy = new ClientRMQ(rmqClientOptions(broker, service).options ?? {});
     return new ServiceClient(
       SERVICE_QUEUES[service],
       proxy,

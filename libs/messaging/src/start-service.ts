@@ -6,12 +6,11 @@ import type { ServiceName } from '@pgcloud/contracts';
 import { SERVICE_QUEUES, parseBrokerUsers } from '@pgcloud/contracts';
 import type { ManagementOptions } from '@pgcloud/observability';
 import { ManagementModule, createLogger } from '@pgcloud/observability';
-import { AckInterceptor } from './ack.interceptor.js';
 import { DeadlineInterceptor } from './deadline.interceptor.js';
-import { GracefulServerRMQ } from './graceful-server-rmq.js';
+import { BrokerServer } from './broker-server.js';
 import { MessageValidationInterceptor } from './message-validation.interceptor.js';
 import type { BrokerSettings } from './rmq-options.js';
-import { rmqServerOptions } from './rmq-options.js';
+import { brokerServerOptions } from './rmq-options.js';
 import { RequestContextInterceptor } from './request-context.interceptor.js';
 import { RpcErrorFilter } from './rpc-error.filter.js';
 import { RpcMetricsInterceptor } from './rpc-metrics.interceptor.js';
@@ -29,19 +28,19 @@ export type ServiceSettings = BrokerSettings &
 class ServiceRootModule {}
 
 /**
- * Starts a service as a RabbitMQ microservice with pgcloud's settings: explicit acks,
- * messages only from the apps each pattern allows, validation of every message against
- * its declaration, no start after the caller's deadline,
- * one error filter, timing of every request, the management port (health and metrics), and
- * a clean stop on SIGTERM.
+ * Starts a service on pgcloud's RabbitMQ transport (BrokerServer: acks once answered, a
+ * drained stop) with its settings: messages only from the apps each pattern allows,
+ * validation of every message against its declaration, no start after the caller's
+ * deadline, one error filter, timing of every request, the management port (health and
+ * metrics), and a clean stop on SIGTERM.
  */
 export async function startService(
   module: DynamicModule | Type<unknown>,
   service: ServiceName,
   broker: ServiceSettings,
 ): Promise<INestMicroservice> {
-  const { options } = rmqServerOptions(broker, service);
-  const strategy = new GracefulServerRMQ(options ?? {});
+  const options = brokerServerOptions(broker, service);
+  const strategy = new BrokerServer(options);
   const root: DynamicModule = {
     module: ServiceRootModule,
     imports: [
@@ -58,14 +57,12 @@ export async function startService(
     strategy,
     logger: createLogger(SERVICE_QUEUES[service], broker),
   });
-  // Time everything, refusals included; ack first, so a refused message is acknowledged
-  // too; refuse a sender not allowed before reading the message; validate before anything
-  // reads it; the request id last, right around the handler:
+  // Time everything, refusals included; refuse a sender not allowed before reading the
+  // message; validate before anything reads it; the request id last, right around the handler:
   // Nest carries the async context into the handler only from the innermost interceptor
   // (the others log with the id themselves).
   app.useGlobalInterceptors(
     new RpcMetricsInterceptor(),
-    new AckInterceptor(),
     new SenderInterceptor(parseBrokerUsers(broker.BROKER_USERS)),
     new MessageValidationInterceptor(),
     new DeadlineInterceptor(),
@@ -74,6 +71,6 @@ export async function startService(
   app.useGlobalFilters(new RpcErrorFilter());
   app.enableShutdownHooks();
   await app.listen();
-  new Logger('Bootstrap').log(`${service} is listening on ${options?.queue}`);
+  new Logger('Bootstrap').log(`${service} is listening on ${options.queue}`);
   return app;
 }

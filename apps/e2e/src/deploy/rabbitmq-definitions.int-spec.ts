@@ -10,16 +10,15 @@ import * as contracts from '@pgcloud/contracts';
 import { HEALTH_PING, SERVICE_CALLS } from '@pgcloud/contracts';
 import type { BrokerSettings } from '@pgcloud/messaging';
 import {
+  BrokerServer,
   EventPublisher,
-  GracefulServerRMQ,
   ServiceClient,
   eventsExchange,
   eventsQueueName,
+  brokerServerOptions,
   queueName,
-  rmqServerOptions,
 } from '@pgcloud/messaging';
 import { PrivateRabbitMq } from '@pgcloud/devstack';
-import type { RmqContext } from '@nestjs/microservices';
 import amqp from 'amqplib';
 import type { Channel, ChannelModel } from 'amqplib';
 import { brokerUses } from './broker-topology.js';
@@ -46,7 +45,7 @@ describe('the RabbitMQ definitions on a broker', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pgcloud-definitions-'));
   let broker: PrivateRabbitMq;
   const urls = new Map<AppName, string>();
-  const servers: GracefulServerRMQ[] = [];
+  const servers: BrokerServer[] = [];
   const connections: ChannelModel[] = [];
 
   const settings = (app: AppName): BrokerSettings => ({
@@ -101,17 +100,12 @@ describe('the RabbitMQ definitions on a broker', () => {
       url.host = `127.0.0.1:${broker.port}`;
       urls.set(app, url.href);
     }
-    // Every service answers the health ping, as its own user, with Nest's RMQ server.
+    // Every service answers the health ping, as its own user, on pgcloud's transport.
     for (const use of brokerUses()) {
       if (!use.serves) continue;
       const service: ServiceName = use.serves;
-      const server = new GracefulServerRMQ(
-        rmqServerOptions(settings(use.app), service).options ?? {},
-      );
-      server.addHandler(HEALTH_PING, (_data: unknown, ctx: RmqContext) => {
-        (ctx.getChannelRef() as Channel).ack(ctx.getMessage() as amqp.ConsumeMessage);
-        return Promise.resolve({ service });
-      });
+      const server = new BrokerServer(brokerServerOptions(settings(use.app), service));
+      server.addHandler(HEALTH_PING, () => Promise.resolve({ service }));
       await new Promise<void>((resolve, reject) => {
         void server.listen((err?: unknown) =>
           err ? reject(err instanceof Error ? err : new Error(JSON.stringify(err))) : resolve(),

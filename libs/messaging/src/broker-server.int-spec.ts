@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { INestMicroservice } from '@nestjs/common';
 import { Controller, Logger, Module } from '@nestjs/common';
+import type { AmqpConnectionManager } from 'amqp-connection-manager';
 import amqp from 'amqplib';
 import { IsBoolean, IsString } from 'class-validator';
 import { Handles, MessageBody } from './handles.decorator.js';
@@ -48,7 +48,7 @@ async function waitFor(what: string, check: () => boolean, ms = 10_000): Promise
   }
 }
 
-describe('acks of a service consumer, on the real RabbitMQ', { timeout: 90_000 }, () => {
+describe('acks and stops of a service consumer, on the real RabbitMQ', { timeout: 90_000 }, () => {
   const broker: ServiceSettings = {
     RABBITMQ_URL,
     RMQ_QUEUE_PREFIX: `pgcloud-test-acks-${randomBytes(4).toString('hex')}`,
@@ -94,7 +94,7 @@ describe('acks of a service consumer, on the real RabbitMQ', { timeout: 90_000 }
   });
 
   it('keeps a request its worker still holds unacknowledged behind later ones, and it is answered after a crash', async () => {
-    let first: INestMicroservice | undefined = await startService(EchoModule, 'projects', broker);
+    const first = await startService(EchoModule, 'projects', broker);
     const stuck = ask('stuck', true);
     await waitFor('the held request to reach its handler', () => held.has('stuck'));
     const keys = Array.from({ length: 20 }, (_, i) => `b${i}`);
@@ -102,18 +102,44 @@ describe('acks of a service consumer, on the real RabbitMQ', { timeout: 90_000 }
       await Promise.all(keys.map((key) => ask(key))),
       keys.map((key) => ({ key })),
     );
-    // The worker goes away holding it: only that one is back in the queue.
-    await first.close();
-    first = undefined;
+    // The worker dies holding it (its connection drops): only that one is back in the queue.
+    await first.unwrap<AmqpConnectionManager>().close();
     assert.equal(await waiting(), 1);
     released.add('stuck');
     held.get('stuck')?.();
+    held.delete('stuck');
     const second = await startService(EchoModule, 'projects', broker);
     try {
       assert.deepEqual(await stuck, { key: 'stuck' });
     } finally {
       await second.close();
+      await first.close();
     }
+    assert.equal(await waiting(), 0);
+  });
+
+  it('refuses a pattern no handler takes, and settles it', async () => {
+    const service = await startService(EchoModule, 'projects', broker);
+    try {
+      await assert.rejects(
+        client.send('test.nobody', { requestId: 'req-nobody' }, {}, 10_000),
+        (err: { code?: string }) => err.code === 'SERVICE_UNAVAILABLE',
+      );
+    } finally {
+      await service.close();
+    }
+    assert.equal(await waiting(), 0);
+  });
+
+  it('answers the requests it holds before it stops, and none comes back', async () => {
+    const service = await startService(EchoModule, 'projects', broker);
+    const draining = ask('draining', true);
+    await waitFor('the held request to reach its handler', () => held.has('draining'));
+    const stopped = service.close();
+    await sleep(200);
+    held.get('draining')?.();
+    assert.deepEqual(await draining, { key: 'draining' });
+    await stopped;
     assert.equal(await waiting(), 0);
   });
 });
