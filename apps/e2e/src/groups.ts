@@ -63,6 +63,7 @@ export const E2E_GROUPS: readonly E2eGroup[] = [
       'database-capacity',
       'backup-schedule',
       'pitr-retention',
+      'pitr-archive-health',
       'kubernetes-driver',
     ],
   },

@@ -6,9 +6,11 @@ import {
   RpcClient,
   SERVICE_NAME,
   eventSubscriberProvider,
+  outboxProviders,
 } from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ObjectStore, objectStoreOptions } from '@pgcloud/storage';
+import { ArchiveChecks } from './archive/archive-checks.js';
 import { ArchiveEntity } from './archive/archive.entity.js';
 import { ArchiveRepository } from './archive/archive.repository.js';
 import { ArchiveStarter } from './archive/archive-starter.js';
@@ -30,6 +32,7 @@ import { SweepLock } from './retention/sweep-lock.repository.js';
 import { EventTables1764200000000 } from './migrations/1764200000000-event-tables.js';
 import { RestorePoints1764600000000 } from './migrations/1764600000000-restore-points.js';
 import { SegmentPieces1764900000000 } from './migrations/1764900000000-segment-pieces.js';
+import { ArchiveHealth1765000000000 } from './migrations/1765000000000-archive-health.js';
 import { RestorePointEntity } from './restores/restore-point.entity.js';
 import { RestorePoints } from './restores/restore-points.service.js';
 import { RestorePointsRepository } from './restores/restore-points.repository.js';
@@ -37,7 +40,10 @@ import { RestoreTargets } from './restores/restore-targets.js';
 
 export const PITR_SCHEMA = 'pitr';
 
-/** pitr-worker: WAL receivers, the WAL archive in S3, the recovery window, retention. */
+/**
+ * pitr-worker: WAL receivers, the WAL archive in S3 and its health, the recovery window,
+ * retention.
+ */
 @Module({})
 export class AppModule {
   static forRoot(config: PitrWorkerConfig): DynamicModule {
@@ -53,6 +59,7 @@ export class AppModule {
             EventTables1764200000000,
             RestorePoints1764600000000,
             SegmentPieces1764900000000,
+            ArchiveHealth1765000000000,
           ],
         }),
       ],
@@ -61,6 +68,7 @@ export class AppModule {
         { provide: PitrWorkerConfig, useValue: config },
         { provide: SERVICE_NAME, useValue: 'pitr-worker' },
         eventSubscriberProvider(config, 'pitr'),
+        ...outboxProviders(config),
         { provide: ObjectStore, useValue: new ObjectStore(objectStoreOptions(config)) },
         {
           provide: RpcClient,
@@ -86,6 +94,7 @@ export class AppModule {
         PitrEventsListener,
         ReceiverSupervisor,
         RetentionSweep,
+        ArchiveChecks,
       ],
     };
   }

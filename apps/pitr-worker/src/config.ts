@@ -68,6 +68,21 @@ export class PitrWorkerConfig extends StorageEnv {
   @Max(86_400)
   PITR_REENABLE_COOLDOWN_SECONDS: number = 600;
 
+  /** How often, in seconds, the archives are checked in the object store (one replica per round). */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  PITR_ARCHIVE_CHECK_SECONDS: number = 60;
+
+  /**
+   * An archive to which nothing new came for this many seconds while its primary wrote WAL
+   * is `stale`.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  ARCHIVE_STALE_SECONDS: number = 120;
+
   get pgBinDir(): string {
     return pgBinDir(this.PG_BIN_DIR);
   }

@@ -34,6 +34,7 @@ export * from './restores/restores.types.js';
 export * from './restores/restores.dto.js';
 export * from './pitr/pitr.messages.js';
 export * from './pitr/pitr.patterns.js';
+export * from './pitr/pitr.events.js';
 export * from './pitr/pitr.types.js';
 export * from './pitr/pitr.dto.js';
 export * from './pitr/target-time.js';

@@ -33,6 +33,8 @@ export interface StoredObject {
   key: string;
   size: number;
   lastModified?: Date;
+  /** What the store says of the object's bytes; another put of other bytes changes it. */
+  etag?: string;
 }
 
 /** A multipart upload that was started and neither completed nor aborted. */
@@ -138,8 +140,13 @@ export class ObjectStore {
   }
 
   /** Writes a small object whole (one PUT), replacing what was under `key`. */
-  async put(key: string, body: Buffer, options: { contentType?: string } = {}): Promise<void> {
-    await this.client.send(
+  /** Writes `key`; answers the object's ETag, as the store reports it. */
+  async put(
+    key: string,
+    body: Buffer,
+    options: { contentType?: string } = {},
+  ): Promise<{ etag: string | undefined }> {
+    const out = await this.client.send(
       new PutObjectCommand({
         Bucket: this.bucket,
         Key: key,
@@ -148,6 +155,7 @@ export class ObjectStore {
         ContentType: options.contentType,
       }),
     );
+    return { etag: out.ETag };
   }
 
   /**
@@ -222,7 +230,7 @@ export class ObjectStore {
       );
       for (const o of out.Contents ?? []) {
         if (o.Key !== undefined)
-          found.push({ key: o.Key, size: o.Size ?? 0, lastModified: o.LastModified });
+          found.push({ key: o.Key, size: o.Size ?? 0, lastModified: o.LastModified, etag: o.ETag });
       }
       token = out.IsTruncated ? out.NextContinuationToken : undefined;
     } while (token);

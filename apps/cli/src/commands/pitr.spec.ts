@@ -46,6 +46,27 @@ describe('pitr status', () => {
     assert.deepEqual(JSON.parse(result.stdout), { config: enabledConfig, receiver });
   });
 
+  it("shows the archive's health as the last check found it", async (t) => {
+    const archive = {
+      state: 'broken',
+      newest_object_at: '2026-01-01T00:04:59.000Z',
+      lag_seconds: 1,
+      checked_at: '2026-01-01T00:05:00.000Z',
+      problem: 'segment 000000010000000000000002 is missing from the object store',
+    };
+    const result = await runCli(
+      t,
+      ['pitr', 'status', ...inShop],
+      [
+        route('GET', '/pitr/config', { ...enabledConfig, archive }),
+        route('GET', '/pitr/receiver-status', receiver),
+      ],
+    );
+    assert.equal(result.exitCode, undefined, result.stderr);
+    assert.match(result.stdout, /archive: +broken: segment 000000010000000000000002 is missing/);
+    assert.match(result.stdout, /newest WAL object: +2026-01-01T00:04:59.000Z/);
+  });
+
   it('does not ask for the receiver when PITR is not enabled', async (t) => {
     const never = {
       enabled: false,

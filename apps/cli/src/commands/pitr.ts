@@ -258,11 +258,24 @@ async function status(ctx: CliContext): Promise<void> {
           ['base backup', config.base_backup_id],
           ['window from', config.recovery_window?.from],
           ['window to', config.recovery_window?.to],
+          ...archiveFields(config),
         ]),
         ...(receiver ? ['', showReceiver(receiver)] : []),
       ].join('\n'),
     () => (config.enabled ? (receiver?.status ?? 'enabled') : 'disabled'),
   );
+}
+
+/** The archive's health as the last check in the object store found it, while enabled. */
+function archiveFields(config: PitrConfig): [string, string | null | undefined][] {
+  if (!config.enabled) return [];
+  const archive = config.archive;
+  if (!archive) return [['archive', 'not checked yet']];
+  return [
+    ['archive', archive.problem ? `${archive.state}: ${archive.problem}` : archive.state],
+    ['newest WAL object', archive.newest_object_at],
+    ['archive checked', archive.checked_at],
+  ];
 }
 
 async function wal(ctx: CliContext): Promise<void> {

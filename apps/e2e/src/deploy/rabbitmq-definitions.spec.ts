@@ -91,7 +91,11 @@ describe('the RabbitMQ definitions (deploy/kubernetes/rabbitmq/definitions.json)
       'database.created',
       'database.deleted',
     ]);
-    assert.deepEqual(byApp['pitr-worker']?.publishes, []);
+    assert.deepEqual(byApp['pitr-worker']?.publishes, [
+      'archive.broken',
+      'archive.healthy',
+      'archive.stale',
+    ]);
     assert.ok(byApp['database-provisioner']?.publishes.includes('restore.finished'));
     assert.ok(ALL_EVENTS.includes('backup.status-changed'));
   });

@@ -1,16 +1,38 @@
-import type { PitrConfig, RecoveryWindow, WalReceiverStatus } from '@pgcloud/contracts';
+import type {
+  ArchiveHealth,
+  PitrConfig,
+  RecoveryWindow,
+  WalReceiverStatus,
+} from '@pgcloud/contracts';
 import type { ArchiveEntity } from './archive.entity.js';
 
 /** GET pitr/config; a database that never had PITR answers nulls (docs/api/pitr.md#configuration). */
 export function toConfig(archive: ArchiveEntity | null, window: RecoveryWindow | null): PitrConfig {
   if (!archive)
     return { enabled: false, base_backup_id: null, retention_days: null, recovery_window: null };
-  return {
+  const config: PitrConfig = {
     enabled: archive.enabled,
     base_backup_id: archive.baseBackupId,
     retention_days: archive.retentionDays,
     recovery_window:
       archive.enabled && window?.from && window.to ? { from: window.from, to: window.to } : null,
+  };
+  return archive.enabled ? { ...config, archive: toArchiveHealth(archive) } : config;
+}
+
+/** What the last check of the archive in the object store found; null before the first. */
+export function toArchiveHealth(archive: ArchiveEntity): ArchiveHealth | null {
+  if (!archive.archiveState || !archive.archiveCheckedAt) return null;
+  const newest = archive.newestObjectAt;
+  const checkedAt = archive.archiveCheckedAt;
+  return {
+    state: archive.archiveState,
+    newest_object_at: newest?.toISOString() ?? null,
+    lag_seconds: newest
+      ? Math.max(0, Math.floor((checkedAt.getTime() - newest.getTime()) / 1000))
+      : 0,
+    checked_at: checkedAt.toISOString(),
+    ...(archive.archiveProblem ? { problem: archive.archiveProblem } : {}),
   };
 }
 

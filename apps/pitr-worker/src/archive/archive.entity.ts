@@ -1,4 +1,4 @@
-import type { WalReceiverState } from '@pgcloud/contracts';
+import type { ArchiveState, WalReceiverState } from '@pgcloud/contracts';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /** bigint columns that hold WAL positions: BigInt in code, exact at any size. */
@@ -109,6 +109,20 @@ export class ArchiveEntity {
   /** When the newest WAL data reached S3. */
   @Column({ name: 'latest_wal_time', type: 'timestamptz', nullable: true })
   latestWalTime: Date | null;
+
+  /** What the last check of the archive in the object store found (archive-checks.ts). */
+  @Column({ name: 'archive_state', type: 'text', nullable: true })
+  archiveState: ArchiveState | null;
+
+  @Column({ name: 'archive_problem', type: 'text', nullable: true })
+  archiveProblem: string | null;
+
+  @Column({ name: 'archive_checked_at', type: 'timestamptz', nullable: true })
+  archiveCheckedAt: Date | null;
+
+  /** When the newest object of the archive was written, as the object store lists it. */
+  @Column({ name: 'newest_object_at', type: 'timestamptz', nullable: true })
+  newestObjectAt: Date | null;
 
   @Column({ name: 'lease_owner', type: 'text', nullable: true })
   leaseOwner: string | null;

@@ -3,10 +3,19 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { queryRows } from '@pgcloud/postgres';
 import { DataSource, In, IsNull } from 'typeorm';
 import type { EntityManager } from 'typeorm';
+import type { ArchiveState } from '@pgcloud/contracts';
 import { ArchiveEntity } from './archive.entity.js';
 
 /** A transaction's handle, for the methods here that run inside a caller's transaction. */
 export type Transaction = EntityManager;
+
+/** What a check of the archive in the object store found. */
+export interface ArchiveCheck {
+  state: ArchiveState;
+  problem: string | null;
+  checkedAt: Date;
+  newestObjectAt: Date | null;
+}
 
 /** Who a newly enabled archive belongs to, and how long it keeps WAL. */
 export interface ArchiveEnabling {
@@ -205,5 +214,33 @@ export class ArchiveRepository {
         WHERE database_id = $1 AND paused_for_restore`,
       [databaseId],
     );
+  }
+
+  /**
+   * Records a check of an enabled archive; answers the state it had before (null before the
+   * first check), or undefined when the archive is no longer enabled. The row stays locked
+   * until the transaction ends, so two checks never both see the same change.
+   */
+  async recordCheck(
+    manager: EntityManager,
+    databaseId: string,
+    check: ArchiveCheck,
+  ): Promise<ArchiveState | null | undefined> {
+    const before = await manager.findOne(ArchiveEntity, {
+      where: { databaseId, enabled: true },
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (!before) return undefined;
+    await manager.update(
+      ArchiveEntity,
+      { databaseId },
+      {
+        archiveState: check.state,
+        archiveProblem: check.problem,
+        archiveCheckedAt: check.checkedAt,
+        newestObjectAt: check.newestObjectAt,
+      },
+    );
+    return before.archiveState;
   }
 }

@@ -27,6 +27,13 @@ export class SegmentEntity {
   @Column({ name: 'piece_ends', type: 'integer', array: true, nullable: true })
   pieceEnds: number[] | null;
 
+  /**
+   * The ETag the object store answered for each of its objects (the pieces in order), so a
+   * listing tells one that went missing or changed; null for segments archived before.
+   */
+  @Column({ type: 'text', array: true, nullable: true })
+  etags: (string | null)[] | null;
+
   @Column({ name: 'size_bytes', type: 'bigint', transformer: bytesColumn })
   sizeBytes: number;
 

@@ -14,6 +14,8 @@ export interface ArchivedSegment {
   sizeBytes: number;
   /** Stored as pieces: where each ends (their keys are objectKey's, see wal-keys.ts). */
   pieceEnds?: number[];
+  /** The ETag of each object (the pieces in order), as the store answered or listed it. */
+  etags?: (string | null)[];
 }
 
 /** The archive's segments from its first one on its timeline, for the WAL listing. */
@@ -40,8 +42,8 @@ export class SegmentRepository {
   async record(segment: ArchivedSegment): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO pitr.segments
-         (database_id, name, timeline, segno, object_key, size_bytes, piece_ends)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+         (database_id, name, timeline, segno, object_key, size_bytes, piece_ends, etags)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
       [
         segment.databaseId,
         segment.name,
@@ -50,6 +52,7 @@ export class SegmentRepository {
         segment.objectKey,
         segment.sizeBytes,
         segment.pieceEnds ?? null,
+        segment.etags ?? null,
       ],
     );
   }

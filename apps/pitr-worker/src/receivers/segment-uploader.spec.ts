@@ -17,6 +17,9 @@ const DATABASE = 'db_1';
 const GENERATION = 3;
 const seg = (segno: bigint, timeline = 1) => segmentName(timeline, segno);
 
+/** What the store in memory answers as an object's ETag: its bytes, quoted. */
+const etagOf = (body: string): string => `"${body}"`;
+
 /** S3, the segment records and the lease, in memory. */
 class World {
   puts: { key: string; body: string }[] = [];
@@ -28,13 +31,13 @@ class World {
     const store = {
       put: (key: string, body: Buffer) => {
         this.puts.push({ key, body: body.toString() });
-        return Promise.resolve();
+        return Promise.resolve({ etag: etagOf(body.toString()) });
       },
       list: (prefix: string) =>
         Promise.resolve(
           this.puts
             .filter((put) => put.key.startsWith(prefix))
-            .map((put) => ({ key: put.key, size: put.body.length })),
+            .map((put) => ({ key: put.key, size: put.body.length, etag: etagOf(put.body) })),
         ),
     } as unknown as ObjectStore;
     const segments = {
@@ -92,6 +95,7 @@ describe('SegmentUploader', () => {
         segno: 4n,
         objectKey: segmentKey(PROJECT, DATABASE, 1, seg(4n)),
         sizeBytes: 'segment four'.length,
+        etags: [etagOf('segment four')],
       },
     ]);
     assert.equal(position.archived, segmentStart(5n));
@@ -134,6 +138,7 @@ describe('SegmentUploader', () => {
         segno: 5n,
         objectKey: key,
         sizeBytes: wal.length,
+        etags: [etagOf('first|'), etagOf('second|'), etagOf('last')],
         pieceEnds: [6, 13, wal.length],
       },
     ]);

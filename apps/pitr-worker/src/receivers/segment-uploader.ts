@@ -41,7 +41,7 @@ export const MAX_PIECES = 32;
  */
 export class SegmentUploader {
   /** The pieces in S3 of the segment being written, from its start: where each ends. */
-  private chain: { segno: bigint; ends: number[] } | undefined;
+  private chain: { segno: bigint; ends: number[]; etags: (string | null)[] } | undefined;
 
   constructor(
     private readonly target: UploadTarget,
@@ -67,13 +67,18 @@ export class SegmentUploader {
         const key = this.keyOf(segment.timeline, name);
         const body = await readFile(join(directory, name));
         const begun = await this.piecesOf(segment.segno, key, position);
-        const last = begun.at(-1) ?? 0;
-        const asPieces = last > 0 && begun.length < MAX_PIECES;
+        const last = begun.ends.at(-1) ?? 0;
+        const asPieces = last > 0 && begun.ends.length < MAX_PIECES;
         // A chain that reaches the end already: its last piece went up, its record did not.
-        const ends = last < body.length ? [...begun, body.length] : begun;
-        if (!asPieces) await this.put(key, body);
+        const ends = last < body.length ? [...begun.ends, body.length] : begun.ends;
+        let etags: (string | null)[];
+        if (!asPieces) etags = [await this.put(key, body)];
         else if (last < body.length)
-          await this.put(pieceKey(key, last, body.length), body.subarray(last));
+          etags = [
+            ...begun.etags,
+            await this.put(pieceKey(key, last, body.length), body.subarray(last)),
+          ];
+        else etags = begun.etags;
         await this.deps.segments.record({
           databaseId,
           name,
@@ -81,6 +86,7 @@ export class SegmentUploader {
           segno: segment.segno,
           objectKey: key,
           sizeBytes: body.length,
+          etags,
           ...(asPieces ? { pieceEnds: ends } : {}),
         });
         this.chain = undefined;
@@ -105,7 +111,7 @@ export class SegmentUploader {
     if (position.archived < start || segmentOf(flushed) !== segment.segno) return;
     if (flushed <= position.archived || flushed <= start) return;
     const key = this.keyOf(segment.timeline, name);
-    const ends = await this.piecesOf(segment.segno, key, position);
+    const { ends, etags } = await this.piecesOf(segment.segno, key, position);
     // Slow WAL would leave a segment in many small pieces, each a fetch for a restore: at
     // the limit, what is synced goes up again as one piece from the start.
     const again = ends.length >= MAX_PIECES - 1;
@@ -115,9 +121,13 @@ export class SegmentUploader {
       const body = await readRange(join(this.target.directory, partial), from, to - from);
       if (!body || body.length < to - from) return; // completed meanwhile: the next round has it
       if (await this.fence.check()) return;
-      await this.put(pieceKey(key, from, to), body);
-      if (again) ends.length = 0;
+      const etag = await this.put(pieceKey(key, from, to), body);
+      if (again) {
+        ends.length = 0;
+        etags.length = 0;
+      }
       ends.push(to);
+      etags.push(etag);
     }
     position.archived = flushed;
     position.lastWalFile = partial;
@@ -132,27 +142,32 @@ export class SegmentUploader {
     segno: bigint,
     key: string,
     position: ArchivedPosition,
-  ): Promise<number[]> {
-    if (this.chain?.segno === segno) return this.chain.ends;
+  ): Promise<{ ends: number[]; etags: (string | null)[] }> {
+    if (this.chain?.segno === segno) return this.chain;
     const archived = position.archived - segmentStart(segno);
-    let ends: number[] = [];
+    this.chain = { segno, ends: [], etags: [] };
     if (archived > 0n && segmentOf(position.archived) === segno) {
-      const pieces = (await this.deps.store.list(`${key}.`))
+      const listed = await this.deps.store.list(`${key}.`);
+      const etagOf = new Map(listed.map((o) => [o.key, o.etag ?? null]));
+      const pieces = listed
         .map(pieceOf)
         .filter((p): p is Piece => p !== undefined && p.key === pieceKey(key, p.start, p.end));
-      ends = chainOf(pieces, Number(archived))?.map((p) => p.end) ?? [];
+      const chain = chainOf(pieces, Number(archived)) ?? [];
+      this.chain.ends = chain.map((p) => p.end);
+      this.chain.etags = chain.map((p) => etagOf.get(p.key) ?? null);
     }
-    this.chain = { segno, ends };
-    return ends;
+    return this.chain;
   }
 
   private keyOf(timeline: number, name: string): string {
     return segmentKey(this.target.projectId, this.target.databaseId, timeline, name);
   }
 
-  private async put(key: string, body: Buffer): Promise<void> {
-    await this.deps.store.put(key, body);
+  /** Puts one object; answers its ETag. */
+  private async put(key: string, body: Buffer): Promise<string | null> {
+    const { etag } = await this.deps.store.put(key, body);
     walUploadedBytes.inc(body.length);
+    return etag ?? null;
   }
 }
 

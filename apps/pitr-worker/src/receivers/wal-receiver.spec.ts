@@ -155,7 +155,7 @@ class World {
     const store = {
       put: (key: string) => {
         this.puts.push(key);
-        return Promise.resolve();
+        return Promise.resolve({ etag: `"${key}"` });
       },
     };
     const spool = {

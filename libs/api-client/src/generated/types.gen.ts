@@ -306,6 +306,26 @@ export type RecoveryWindowRange = {
     to: string;
 };
 
+export type ArchiveHealth = {
+    /**
+     * `healthy`; `stale`: nothing new archived for ARCHIVE_STALE_SECONDS while the primary wrote WAL; `broken`: an object of a segment the recovery window needs is missing or changed.
+     */
+    state: 'healthy' | 'stale' | 'broken';
+    /**
+     * When the newest object of the archive was written; null when none is there.
+     */
+    newest_object_at: string | null;
+    /**
+     * Seconds since the newest object was written (at the check), rounded down.
+     */
+    lag_seconds: number;
+    checked_at: string;
+    /**
+     * What is wrong, when the state is not `healthy`.
+     */
+    problem?: string;
+};
+
 export type PitrConfig = {
     enabled: boolean;
     /**
@@ -320,6 +340,10 @@ export type PitrConfig = {
      * Null until the first base backup has completed and the archive covers its end.
      */
     recovery_window: RecoveryWindowRange | null;
+    /**
+     * Only while enabled; null until the first check after enabling.
+     */
+    archive?: ArchiveHealth | null;
 };
 
 export type EnabledPitr = {

@@ -14,6 +14,44 @@ const RECEIVER_STATE = {
 };
 const SEGMENT = { example: '000000010000000000000003' };
 
+/** What the last look at the archive in the object store found (docs/api/pitr.md#archive-health). */
+export const ARCHIVE_STATES = ['healthy', 'stale', 'broken'] as const;
+export type ArchiveState = (typeof ARCHIVE_STATES)[number];
+
+/** The archive as the object store holds it, checked at least every minute. */
+export class ArchiveHealth {
+  @ApiProperty({
+    enum: ARCHIVE_STATES,
+    description:
+      '`healthy`; `stale`: nothing new archived for ARCHIVE_STALE_SECONDS while the primary wrote WAL; `broken`: an object of a segment the recovery window needs is missing or changed.',
+  })
+  state: ArchiveState;
+
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'When the newest object of the archive was written; null when none is there.',
+  })
+  newest_object_at: string | null;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Seconds since the newest object was written (at the check), rounded down.',
+  })
+  lag_seconds: number;
+
+  @ApiProperty({ format: 'date-time' })
+  checked_at: string;
+
+  @ApiPropertyOptional({
+    example: 'segment 000000010000000000000005 is missing from the object store',
+    description: 'What is wrong, when the state is not `healthy`.',
+  })
+  problem?: string;
+}
+
 /** A time range every second of which a PITR restore can reach. */
 export class RecoveryWindowRange {
   @ApiProperty({ format: 'date-time' })
@@ -50,6 +88,13 @@ export class PitrConfig {
     description: 'Null until the first base backup has completed and the archive covers its end.',
   })
   recovery_window: RecoveryWindowRange | null;
+
+  @ApiPropertyOptional({
+    type: ArchiveHealth,
+    nullable: true,
+    description: 'Only while enabled; null until the first check after enabling.',
+  })
+  archive?: ArchiveHealth | null;
 }
 
 /** POST .../pitr/enable. */
