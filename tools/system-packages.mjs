@@ -1,6 +1,6 @@
 // Debian packages pgcloud runs beside its npm dependencies: the local S3's Ceph daemons,
-// for the browser test Chromium, and for the container tests Docker, docker-compose and
-// mmdebstrap. `npm run up` and `npm test` install what is missing
+// for the browser test Chromium, for the container tests Docker, docker-compose and
+// mmdebstrap, and promtool for the alerting rules' tests. `npm run up` and `npm test` install what is missing
 // when they can (root with apt-get, as on a fresh machine of ours), else say how.
 import { execSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -30,6 +30,8 @@ export const CHROMIUM = { programs: ['chromium'], packages: ['chromium'] };
 export const DOCKER = { programs: ['dockerd', 'docker'], packages: ['docker.io'] };
 /** Compose v1 (Python), to check docker-compose.yml. */
 export const DOCKER_COMPOSE = { programs: ['docker-compose'], packages: ['docker-compose'] };
+/** promtool, which checks and unit-tests the alerting rules (deploy/monitoring). */
+export const PROMETHEUS = { programs: ['promtool'], packages: ['prometheus'] };
 /** Makes the Debian base image the test image is built from (no registry is reachable). */
 export const MMDEBSTRAP = { programs: ['mmdebstrap'], packages: ['mmdebstrap'] };
 

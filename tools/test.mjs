@@ -19,6 +19,7 @@ import {
   DOCKER,
   DOCKER_COMPOSE,
   MMDEBSTRAP,
+  PROMETHEUS,
   ensurePackages,
 } from './system-packages.mjs';
 
@@ -68,14 +69,17 @@ const groupFile = (group) => join('apps', 'e2e', 'dist', 'groups', `${group.name
 // every stack and integration test gets its own bucket in it.
 let localS3;
 let s3Env = {};
-if (intFiles.length + groups.length > 0) {
-  const containers = groups.some((group) => group.containers);
-  // One apt-get run for all of them: the local S3, the browser test, the container suite.
-  ensurePackages(
-    ...(process.env.S3_ENDPOINT ? [] : [CEPH]),
-    ...(process.env.CHROMIUM_PATH || groups.length === 0 ? [] : [CHROMIUM]),
-    ...(containers ? [DOCKER, DOCKER_COMPOSE, MMDEBSTRAP] : []),
-  );
+const stacks = intFiles.length + groups.length > 0;
+const containers = groups.some((group) => group.containers);
+// One apt-get run for all of them: promtool for the alerting rules' specs, the local S3,
+// the browser test, the container suite.
+ensurePackages(
+  PROMETHEUS,
+  ...(process.env.S3_ENDPOINT || !stacks ? [] : [CEPH]),
+  ...(process.env.CHROMIUM_PATH || groups.length === 0 ? [] : [CHROMIUM]),
+  ...(containers ? [DOCKER, DOCKER_COMPOSE, MMDEBSTRAP] : []),
+);
+if (stacks) {
   if (containers) {
     // The container suite builds the image from a local Debian base on this engine.
     console.log(`\n== Docker engine and the ${BASE_IMAGE} image (at ${elapsed()})`);

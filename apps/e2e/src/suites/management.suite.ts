@@ -5,6 +5,7 @@ import type { SignedIn } from '@pgcloud/testing';
 import type { Stack } from '@pgcloud/devstack';
 import { ApiClient, eventually, signIn } from '@pgcloud/testing';
 import { PrivateRabbitMq, STACK_APPS } from '@pgcloud/devstack';
+import { monitoredMetrics } from '../deploy/monitoring.js';
 import { expectData } from '../support/assertions.js';
 import type { Sample } from '../support/prometheus-text.js';
 import { parsePrometheusText, sumOf } from '../support/prometheus-text.js';
@@ -70,6 +71,17 @@ describe('management ports of the cloud apps', () => {
       assert.ok(samples.some((s) => s.name === 'pgcloud_process_resident_memory_bytes'));
     });
   }
+
+  it('exports every metric the alerting rules and the dashboard read (deploy/monitoring)', async () => {
+    const exported = new Set<string>();
+    for (const app of STACK_APPS) {
+      const text = await (await fetch(`${stack.managementUrl(app)}/metrics`)).text();
+      for (const [, name = ''] of text.matchAll(/^# TYPE (\S+) /gm)) exported.add(name);
+    }
+    const missing = monitoredMetrics().filter((name) => !exported.has(name));
+    assert.deepEqual(missing, [], 'every metric deploy/monitoring reads is exported');
+    assert.ok(exported.has('pgcloud_ready'));
+  });
 
   it("counts a request through the gateway in its HTTP and RPC histograms and the handler's", async () => {
     const route = { method: 'POST', route: '/projects', status: '201' };

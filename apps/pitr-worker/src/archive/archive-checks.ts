@@ -18,7 +18,10 @@ import { ArchiveRepository } from './archive.repository.js';
 import { SegmentRepository } from './segment.repository.js';
 import { walPrefix } from './wal-keys.js';
 
-/** Enabled archives by what their last check found (no label per database). */
+/**
+ * Enabled archives by what their last check found (no label per database): counted by the
+ * replica that checked the round, 0 on the others, so the max over replicas is the count.
+ */
 const archivesByState = new Gauge({
   name: `${METRICS_PREFIX}pitr_archives`,
   help: 'Enabled WAL archives by the state their last check in the object store found.',
@@ -70,8 +73,10 @@ export class ArchiveChecks implements OnApplicationBootstrap, OnApplicationShutd
   checkAll(): Promise<void> {
     const ctx: RequestContext = { requestId: `pitr-archive-check-${Date.now()}` };
     return withRequestId(ctx.requestId, async () => {
+      let ran = false;
       try {
         await this.lock.whileHeld(async () => {
+          ran = true;
           const counts = new Map<ArchiveState, number>(ARCHIVE_STATES.map((s) => [s, 0]));
           for (const archive of await this.archives.all()) {
             if (!archive.enabled || archive.pausedForRestore) continue;
@@ -88,6 +93,8 @@ export class ArchiveChecks implements OnApplicationBootstrap, OnApplicationShutd
       } catch (err) {
         this.logger.warn(`archive checks failed: ${String(err)}`);
       }
+      // Another replica checked this round: its counts are the ones (alerts take the max).
+      if (!ran) for (const state of ARCHIVE_STATES) archivesByState.set({ state }, 0);
     });
   }
 

@@ -8,6 +8,7 @@ import {
   v1,
 } from 'kubernetes-models';
 import { clusterProblems } from './cluster.validator.js';
+import { prometheusRuleProblems } from './prometheus-rule.validator.js';
 import type { ModelClass } from './unknown-fields.js';
 import { modelProblems } from './unknown-fields.js';
 
@@ -21,8 +22,9 @@ const model =
 
 /**
  * The kinds pgcloud writes (the deploy manifests, the kubernetes driver and its restore
- * Jobs), by `apiVersion/kind`: built-in kinds against their kubernetes-models class, CNPG's
- * Cluster against the vendored schema. Any other kind (a typo in apiVersion, an
+ * Jobs, the alerting rules), by `apiVersion/kind`: built-in kinds against their
+ * kubernetes-models class, CNPG's Cluster and the operator's PrometheusRule against schemas
+ * written here. Any other kind (a typo in apiVersion, an
  * unvendored CRD) is refused.
  */
 export const KINDS: Readonly<Record<string, KindValidator>> = {
@@ -46,4 +48,5 @@ export const KINDS: Readonly<Record<string, KindValidator>> = {
     rbacAuthorizationK8sIo.v1.ClusterRoleBinding,
   ),
   'postgresql.cnpg.io/v1/Cluster': clusterProblems,
+  'monitoring.coreos.com/v1/PrometheusRule': prometheusRuleProblems,
 };

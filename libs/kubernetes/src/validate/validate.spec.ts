@@ -120,3 +120,48 @@ describe('assertValid', () => {
     );
   });
 });
+
+describe('validateObject: PrometheusRule', () => {
+  const rule = {
+    apiVersion: 'monitoring.coreos.com/v1',
+    kind: 'PrometheusRule',
+    metadata: { name: 'pgcloud', namespace: 'pgcloud' },
+    spec: {
+      groups: [
+        {
+          name: 'g',
+          rules: [
+            { alert: 'A', expr: 'up == 0', for: '5m', labels: { severity: 'warning' } },
+            { record: 'job:up:sum', expr: 'sum by (job) (up)' },
+          ],
+        },
+      ],
+    },
+  };
+
+  it('passes alerts and recordings', () => {
+    assert.deepEqual(validateObject(rule), []);
+  });
+
+  it('refuses a rule that is neither an alert nor a recording, a bad duration, an unknown field', () => {
+    const group = rule.spec.groups[0];
+    const broken = {
+      ...rule,
+      spec: {
+        groups: [
+          {
+            ...group,
+            rules: [
+              { expr: 'up' },
+              { alert: 'B', expr: 'up', for: 'soon' },
+              { alert: 'C', expr: 'up', severity: 'x' },
+            ],
+          },
+        ],
+      },
+    };
+    const problems = validateObject(broken);
+    assert.equal(problems.length, 3, problems.join('\n'));
+    assert.ok(problems.every((p) => p.startsWith('PrometheusRule/pgcloud: /spec/groups/0/rules/')));
+  });
+});

@@ -2,8 +2,15 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
-import { metricsText } from '../metrics/default-metrics.js';
+import { Gauge } from 'prom-client';
+import { METRICS_PREFIX, metricsText } from '../metrics/default-metrics.js';
 import type { Readiness } from './readiness.service.js';
+
+/** What /readyz answers, at each scrape, for alerts (deploy/monitoring). */
+const readyGauge = new Gauge({
+  name: `${METRICS_PREFIX}ready`,
+  help: '1 while every readiness check of this process passes (/readyz answers 200), else 0.',
+});
 
 /** Where the management server listens. */
 export interface ManagementAddress {
@@ -63,6 +70,7 @@ export class ManagementServer {
           return send(res, ready ? 200 : 503, body);
         }
         case '/metrics': {
+          readyGauge.set((await this.readiness()).ready ? 1 : 0);
           const { contentType, body } = await metricsText();
           res.writeHead(200, { 'Content-Type': contentType }).end(body);
           return;
