@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { register } from 'prom-client';
 import { PermanentJobError } from './job-policy.js';
 import { enqueue, runNow } from './job-queue.js';
 import { JobTestDatabase, SCHEMA, waitFor } from './job-test-database.js';
@@ -35,6 +36,35 @@ describe('JobRunner on the real PostgreSQL', { timeout: 60_000 }, () => {
     const row = await db.job('once', 'db1');
     assert.equal(row.attempts, 1);
     assert.equal(row.locked_by, null);
+  });
+
+  /** A gauge's value for one job type, as a scrape reads it. */
+  const gauge = async (name: string, type: string): Promise<number | undefined> =>
+    (await register.getSingleMetric(name)?.get())?.values.find((v) => v.labels['type'] === type)
+      ?.value;
+
+  it('reports the due jobs waiting for a worker, and how long the oldest has waited', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const worker = db.runner({
+      pollIntervalMs: 100,
+      concurrency: 1,
+      handlers: { backlog: () => held },
+    });
+    for (const key of ['b1', 'b2', 'b3'])
+      await enqueue(dataSource, { type: 'backlog', key, payload: {} });
+    worker.wake();
+    await waitFor(
+      'one running',
+      async () => (await db.job('backlog', 'b1')).status === 'running',
+      20_000,
+    );
+    await sleep(1100);
+    assert.equal(await gauge('pgcloud_jobs_waiting', 'backlog'), 2);
+    assert.ok(((await gauge('pgcloud_jobs_oldest_waiting_seconds', 'backlog')) ?? 0) >= 1);
+    release();
+    await waitFor('all done', db.statusIs('backlog', 'b3', 'done'), 20_000);
+    assert.equal(await gauge('pgcloud_jobs_waiting', 'backlog'), undefined, 'nothing waits');
   });
 
   it('holds a job enqueued for later until runNow makes it due', async () => {

@@ -6,6 +6,8 @@ import { defaultBackoff, errorReason } from './job-policy.js';
 import type { ClaimedJob } from './job-statements.js';
 import { jobStatements } from './job-statements.js';
 import type { JobHandler, OnJobFailed } from './job.types.js';
+import type { JobBacklog } from './job.metrics.js';
+import { reportBacklog } from './job.metrics.js';
 import { queryRows } from '@pgcloud/postgres';
 
 /** How a JobRunner works one service's jobs table. */
@@ -47,6 +49,7 @@ export class JobRunner {
   private ticking: Promise<void> | undefined;
   private wakeRequested = false;
   private started = false;
+  private stopReporting: (() => void) | undefined;
   private stopping = false;
 
   constructor(options: JobRunnerOptions) {
@@ -75,6 +78,7 @@ export class JobRunner {
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.stopReporting = reportBacklog(() => this.backlog());
     this.stopping = false;
     this.wake();
   }
@@ -112,7 +116,23 @@ export class JobRunner {
       this.logger.warn(`stopping with ${this.active.size} job(s) unfinished; their leases lapse`);
       for (const execution of this.active.keys()) execution.giveUp('the worker is stopping');
     }
+    this.stopReporting?.();
     this.started = false;
+  }
+
+  /** The jobs of this runner's types that are due and wait for a worker (job.metrics.ts). */
+  private async backlog(): Promise<JobBacklog[]> {
+    if (this.handledTypes.length === 0) return [];
+    const rows = await queryRows<{ type: string; count: number; oldest_seconds: number }>(
+      this.settings.dataSource,
+      this.settings.statements.waiting,
+      [this.handledTypes],
+    );
+    return rows.map((row) => ({
+      type: row.type,
+      count: row.count,
+      oldestSeconds: Math.max(0, row.oldest_seconds),
+    }));
   }
 
   /** Claims jobs until every slot is busy or none is due. Never rejects. */

@@ -23,6 +23,8 @@ export interface JobStatements {
   retry: string;
   /** $1 id, $2 worker, $3 attempt, $4 reason. */
   fail: string;
+  /** $1 the job types: per type, the queued jobs due and how long the oldest has waited. */
+  waiting: string;
 }
 
 /** The runner's SQL for the jobs table in `schema`. */
@@ -35,6 +37,12 @@ export function jobStatements(schema: string): JobStatements {
   return {
     // One statement, so claiming is atomic; SKIP LOCKED lets workers claim side by side. A
     // running job whose lease lapsed is claimable again: its worker died or lost the database.
+    waiting: `
+      SELECT type, count(*)::int AS count,
+             extract(epoch FROM now() - min(run_at))::float8 AS oldest_seconds
+        FROM ${table}
+       WHERE status = 'queued' AND run_at <= now() AND type = ANY($1)
+       GROUP BY type`,
     claim: `
       UPDATE ${table}
       SET status = 'running', locked_by = $1,

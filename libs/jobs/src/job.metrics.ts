@@ -1,4 +1,4 @@
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 
 /*
  * The job runner's metrics, on prom-client's default registry (served on the management
@@ -42,4 +42,49 @@ export const jobAttemptSeconds = new Histogram({
   help: 'How long job handlers ran, by job type and outcome (ok, error, aborted).',
   labelNames: ['type', 'outcome'] as const,
   buckets: [0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+});
+
+/** Queued jobs that are due and not running yet, of the types one runner handles. */
+export interface JobBacklog {
+  type: string;
+  count: number;
+  oldestSeconds: number;
+}
+
+/** The runners of this process, asked at each scrape what waits in their tables. */
+const backlogSources = new Set<() => Promise<JobBacklog[]>>();
+
+/** Reports a runner's backlog at each scrape until the answered function is called. */
+export function reportBacklog(source: () => Promise<JobBacklog[]>): () => void {
+  backlogSources.add(source);
+  return () => backlogSources.delete(source);
+}
+
+async function backlogs(): Promise<JobBacklog[]> {
+  const all = await Promise.all([...backlogSources].map((source) => source().catch(() => [])));
+  return all.flat();
+}
+
+/**
+ * Jobs due and waiting for a worker, and how long the oldest has waited, by job type, read
+ * from the jobs table at each scrape: every replica reads the same table, so take the max.
+ */
+export const jobsWaiting = new Gauge({
+  name: 'pgcloud_jobs_waiting',
+  help: 'Queued jobs that are due and not claimed yet, by job type (the same on every replica).',
+  labelNames: ['type'] as const,
+  async collect() {
+    this.reset();
+    for (const row of await backlogs()) this.set({ type: row.type }, row.count);
+  },
+});
+
+export const jobsOldestWaitingSeconds = new Gauge({
+  name: 'pgcloud_jobs_oldest_waiting_seconds',
+  help: 'How long the oldest due, unclaimed job has waited, by job type (the same on every replica).',
+  labelNames: ['type'] as const,
+  async collect() {
+    this.reset();
+    for (const row of await backlogs()) this.set({ type: row.type }, row.oldestSeconds);
+  },
 });

@@ -1,4 +1,4 @@
-import { Histogram } from 'prom-client';
+import { Gauge, Histogram } from 'prom-client';
 
 const MIB = 1024 * 1024;
 
@@ -30,4 +30,14 @@ export const backupBytes = new Histogram({
   buckets: [1, 4, 16, 64, 256, 1024, 4096, 16_384, 65_536, 262_144, 1_048_576].map(
     (mib) => mib * MIB,
   ),
+});
+
+/**
+ * Running databases without a completed backup for a schedule period and a margin, and none
+ * under way (docs/operating.md#alerts-and-dashboards): counted by the replica that ran the
+ * schedule round, 0 on the others, so the max over replicas is the count.
+ */
+export const backupsOverdue = new Gauge({
+  name: 'pgcloud_backups_overdue',
+  help: 'Running databases with no backup completed in their schedule period plus a margin, and none under way.',
 });

@@ -190,6 +190,22 @@ export class BackupsRepository {
     });
   }
 
+  /**
+   * Which of these databases have a backup completed since `since`, or one made since then
+   * that is still pending or running.
+   */
+  async backedUpSince(databaseIds: string[], since: Date): Promise<Set<string>> {
+    if (databaseIds.length === 0) return new Set();
+    const rows = await this.dataSource.query<{ database_id: string }[]>(
+      `SELECT DISTINCT database_id FROM backups.backups
+        WHERE database_id = ANY($1)
+          AND ((status = 'completed' AND completed_at > $2)
+            OR (status IN ('pending', 'running') AND created_at > $2))`,
+      [databaseIds, since],
+    );
+    return new Set(rows.map((row) => row.database_id));
+  }
+
   /** The backups of these databases in any of these schedule slots. */
   inSlots(
     databaseIds: string[],

@@ -9,6 +9,7 @@ import { BackupServiceConfig } from '../config.js';
 import type { BackupEntity } from '../backups/backup.entity.js';
 import { BackupJobs } from '../backups/backup.jobs.js';
 import { BackupRemoval } from '../backups/backup-removal.js';
+import { backupsOverdue } from '../backups/backup.metrics.js';
 import { BackupsRepository } from '../backups/backups.repository.js';
 import { BackupsService } from '../backups/backups.service.js';
 import { AutomatedExpiry } from './automated-expiry.js';
@@ -20,6 +21,9 @@ import { neededByPitr } from './pitr-keep.js';
 const SWEEP_BATCH = 100;
 // ...looking through at most this many pages, past expired backups PITR still needs.
 const SWEEP_PAGES = 10;
+// A database is overdue a period and this much (or a second period, when shorter) after
+// its last completed backup.
+const OVERDUE_MARGIN_MS = 3_600_000;
 
 /** An expired backup as the sweep pages through them. */
 type SweepCandidate = ExpiredBackup & Pick<BackupEntity, 'expiresAt'>;
@@ -64,10 +68,14 @@ export class BackupScheduler implements OnApplicationBootstrap, OnApplicationShu
     return withRequestId(ctx.requestId, async () => {
       try {
         // Every replica ticks; the one that takes the lock does the round, the others skip it.
+        let ran = false;
         await this.records.inScheduleTurn(async () => {
+          ran = true;
           await this.scheduleDue(ctx);
           await this.sweepExpired(ctx);
         });
+        // Another replica ran the round: its count is the one (alerts take the max).
+        if (!ran) backupsOverdue.set(0);
       } catch (err) {
         this.logger.warn(`schedule round failed: ${String(err)}`);
       }
@@ -79,6 +87,7 @@ export class BackupScheduler implements OnApplicationBootstrap, OnApplicationShu
     const intervalMs = this.config.BACKUP_SCHEDULE_INTERVAL_SECONDS * 1000;
     const running = (await this.rpc.call(DATABASE_PATTERNS.running, ctx, {})).databases;
     const due = await this.withoutBackupInSlot(running, now, intervalMs);
+    await this.countOverdue(running, due, now, intervalMs);
     if (due.length === 0) return;
     const expiresAt = await this.expiry.forOwners(
       ctx,
@@ -102,6 +111,24 @@ export class BackupScheduler implements OnApplicationBootstrap, OnApplicationShu
       }
     }
     this.jobs.wake();
+  }
+
+  /**
+   * Counts the running databases with no backup completed in a period and a margin (an
+   * hour, or the period when shorter) and none under way; those due this round are about
+   * to have one.
+   */
+  private async countOverdue(
+    running: RunningDatabase[],
+    due: RunningDatabase[],
+    now: number,
+    intervalMs: number,
+  ): Promise<void> {
+    const dueNow = new Set(due.map((d) => d.database_id));
+    const ids = running.map((d) => d.database_id).filter((id) => !dueNow.has(id));
+    const since = new Date(now - intervalMs - Math.min(intervalMs, OVERDUE_MARGIN_MS));
+    const backedUp = await this.records.backedUpSince(ids, since);
+    backupsOverdue.set(ids.filter((id) => !backedUp.has(id)).length);
   }
 
   private async withoutBackupInSlot(

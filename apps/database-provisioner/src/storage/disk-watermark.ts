@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ProvisionerConfig } from '../config.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
+import { dataDirFreeRatio } from './storage.metrics.js';
 
 /**
  * The deployment-wide watermark on the disk servers share (the local driver's DATA_DIR):
@@ -18,6 +19,7 @@ export class DiskWatermark {
   async shortOfRoom(): Promise<number | undefined> {
     const space = await this.driver.diskSpace();
     if (!space || space.totalBytes === 0) return undefined;
+    dataDirFreeRatio.set({ driver: 'local' }, space.freeBytes / space.totalBytes);
     const freePercent = (100 * space.freeBytes) / space.totalBytes;
     return freePercent < this.config.DATA_DIR_MIN_FREE_PERCENT ? freePercent : undefined;
   }

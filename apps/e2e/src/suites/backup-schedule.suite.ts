@@ -107,4 +107,12 @@ describe('automated backups: one per database and period, expired ones swept', (
       }
     }
   });
+
+  it('counts no database overdue while their backups complete, on either replica', async () => {
+    for (const app of ['backup-service', 'backup-service-2']) {
+      const text = await (await fetch(`${stack.managementUrl(app)}/metrics`)).text();
+      const overdue = /^pgcloud_backups_overdue\{[^}]*\} (\S+)$/m.exec(text)?.[1];
+      assert.equal(overdue, '0', `${app}: ${overdue}`);
+    }
+  });
 });
