@@ -1,6 +1,5 @@
 import type { DynamicModule, Provider } from '@nestjs/common';
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { HealthController, SERVICE_NAME } from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { AuthController } from './auth.controller.js';
@@ -39,7 +38,6 @@ export class AppModule {
           entities: ENTITIES,
           migrations: [CreateAuth1763770000000, SweepIndexes1764000000000, TokenKinds1765000000000],
         }),
-        TypeOrmModule.forFeature(ENTITIES),
       ],
       controllers: [AuthController, HealthController],
       providers: [

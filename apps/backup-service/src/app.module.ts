@@ -1,6 +1,5 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { SERVICE_CALLS } from '@pgcloud/contracts';
 import {
   HealthController,
@@ -44,7 +43,6 @@ export class AppModule {
             EventTables1764200000000,
           ],
         }),
-        TypeOrmModule.forFeature([BackupEntity]),
       ],
       controllers: [BackupsController, HealthController],
       providers: [

@@ -1,6 +1,5 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { SERVICE_CALLS } from '@pgcloud/contracts';
 import {
   HealthController,
@@ -76,7 +75,6 @@ export class AppModule {
             StorageFence1764900000000,
           ],
         }),
-        TypeOrmModule.forFeature(ENTITIES),
       ],
       controllers: [DatabasesController, RestoresController, HealthController],
       providers: [

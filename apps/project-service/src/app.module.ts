@@ -1,6 +1,5 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import {
   HealthController,
   SERVICE_NAME,
@@ -38,7 +37,6 @@ export class AppModule {
             ProjectDatabases1764300000000,
           ],
         }),
-        TypeOrmModule.forFeature([ProjectEntity]),
       ],
       controllers: [ProjectsController, HealthController],
       providers: [
