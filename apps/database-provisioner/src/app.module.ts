@@ -39,6 +39,7 @@ import { RestoreTargets1764600000000 } from './migrations/1764600000000-restore-
 import { RestoreStepSeconds1764700000000 } from './migrations/1764700000000-restore-step-seconds.js';
 import { RestoreCancel1764800000000 } from './migrations/1764800000000-restore-cancel.js';
 import { StorageFence1764900000000 } from './migrations/1764900000000-storage-fence.js';
+import { CleanupFrom1765000000000 } from './migrations/1765000000000-cleanup-from.js';
 import { databaseHost } from './migrations/1764500000000-database-host.js';
 import { ProjectDeletedListener } from './databases/project-deleted.listener.js';
 
@@ -73,6 +74,7 @@ export class AppModule {
             RestoreStepSeconds1764700000000,
             RestoreCancel1764800000000,
             StorageFence1764900000000,
+            CleanupFrom1765000000000,
           ],
         }),
       ],

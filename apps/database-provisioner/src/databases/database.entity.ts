@@ -66,6 +66,18 @@ export class DatabaseEntity {
   @Column({ name: 'storage_cleanup_until', type: 'timestamptz', nullable: true })
   storageCleanupUntil: Date | null;
 
+  /** What the server used when the last cleanup window opened. */
+  @Column({
+    name: 'storage_cleanup_from_bytes',
+    type: 'bigint',
+    nullable: true,
+    transformer: {
+      to: (v: number | null) => v,
+      from: (v: string | null) => (v === null ? null : Number(v)),
+    },
+  })
+  storageCleanupFromBytes: number | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -24,6 +24,7 @@ export type StorageFields = Partial<
     | 'storageFencedAt'
     | 'storageCleanupAt'
     | 'storageCleanupUntil'
+    | 'storageCleanupFromBytes'
   >
 >;
 

@@ -13,7 +13,8 @@ import { DatabaseDriver } from '../drivers/database-driver.js';
  * `POST .../storage/cleanup` (docs/api/databases.md#cleanup): the fence of a database
  * lifts for STORAGE_CLEANUP_WINDOW_SECONDS with the soft read-only mode in place, so its
  * owner can delete rows inside `BEGIN READ WRITE`; once per STORAGE_CLEANUP_COOLDOWN_SECONDS.
- * The storage watch closes the window early if the data grows past twice the grace.
+ * The storage watch closes the window early if the data grows past twice the grace, or by
+ * the grace past what it was when the window opened when that is more.
  */
 @Injectable()
 export class StorageCleanup {
@@ -46,6 +47,7 @@ export class StorageCleanup {
       const now = await this.records.find(record.id);
       if (!now?.storageFencedAt || now.status !== 'running') return;
       this.assertCooledDown(now);
+      const usedBytes = await this.driver.usedBytes(now.platformServiceId);
       await this.driver.unfence(now.platformServiceId);
       // Read-only for new transactions at once; the owner writes with BEGIN READ WRITE.
       await this.driver.setReadOnly(now.platformServiceId, true);
@@ -54,6 +56,8 @@ export class StorageCleanup {
         storageFencedAt: null,
         storageFull: true,
         storageCleanupAt: at,
+        storageUsedBytes: usedBytes,
+        storageCleanupFromBytes: usedBytes,
         storageCleanupUntil: new Date(
           at.getTime() + this.config.STORAGE_CLEANUP_WINDOW_SECONDS * 1000,
         ),

@@ -23,7 +23,10 @@ describe('storageEdges', () => {
     assert.equal(storageEdges(1, { percent: 2, minMib: 0 }).fenceAtBytes, 1.02 * GIB);
   });
 
-  it('allows twice the grace while a cleanup window is open', () => {
-    assert.equal(storageEdges(10, { percent: 10, minMib: 256 }, true).fenceAtBytes, 12 * GIB);
+  it('allows twice the grace while a cleanup window is open, or the grace past its start', () => {
+    const grace = { percent: 10, minMib: 256 };
+    assert.equal(storageEdges(10, grace, { fromBytes: null }).fenceAtBytes, 12 * GIB);
+    assert.equal(storageEdges(10, grace, { fromBytes: 11.5 * GIB }).fenceAtBytes, 12.5 * GIB);
+    assert.equal(storageEdges(10, grace, { fromBytes: 10.5 * GIB }).fenceAtBytes, 12 * GIB);
   });
 });

@@ -29,14 +29,21 @@ export interface FenceGrace {
 
 /**
  * The storage limit in bytes, and the size past which the server is fenced: the limit and
- * the grace, or twice the grace while a cleanup window is open.
+ * the grace; while a cleanup window is open, twice the grace, or the grace past what the
+ * server used when the window opened (`cleanupFromBytes`) when that is more, so a server
+ * fenced far past its limit can still be cleaned up.
  */
 export function storageEdges(
   storageGib: number,
   grace: FenceGrace,
-  cleaning = false,
+  cleaning: { fromBytes: number | null } | false = false,
 ): { limitBytes: number; fenceAtBytes: number } {
   const limitBytes = storageGib * GIB;
   const graceBytes = Math.max((limitBytes * grace.percent) / 100, grace.minMib * MIB);
-  return { limitBytes, fenceAtBytes: limitBytes + graceBytes * (cleaning ? 2 : 1) };
+  if (!cleaning) return { limitBytes, fenceAtBytes: limitBytes + graceBytes };
+  const fenceAtBytes = Math.max(
+    limitBytes + 2 * graceBytes,
+    (cleaning.fromBytes ?? 0) + graceBytes,
+  );
+  return { limitBytes, fenceAtBytes };
 }

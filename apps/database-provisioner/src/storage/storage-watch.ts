@@ -70,7 +70,7 @@ export class StorageWatch {
         percent: this.config.STORAGE_FENCE_GRACE_PERCENT,
         minMib: this.config.STORAGE_FENCE_GRACE_MIN_MIB,
       },
-      cleaning,
+      cleaning && { fromBytes: record.storageCleanupFromBytes },
     );
     if (record.storageFencedAt || (this.driver.sharesDisk && used >= fenceAtBytes))
       return this.fence(record, used);

@@ -34,7 +34,8 @@ describe('the storage fence', () => {
   let metadata: pg.Client;
 
   before(async () => {
-    // Fenced past 1.34 GB (past 1.61 GB while a window is open); windows of 12 s.
+    // Fenced past 1.34 GB (while a window is open, past 1.61 GB, or 256 MiB past its start
+    // when the filling overshot the fence); windows of 12 s.
     stack = await fenceStack(25, 12);
     metadata = new pg.Client({ connectionString: stack.env['DATABASE_URL'] });
     await metadata.connect();
