@@ -12,24 +12,12 @@
  * pgcloud always sets them (each marked "pgcloud requires").
  */
 
-type Schema = Record<string, unknown>;
+import type { Schema } from '../json-schema-parts.js';
+import { strictObject, string, stringMap } from '../json-schema-parts.js';
 
-/** An object with exactly these fields. */
-function strictObject(properties: Record<string, Schema>, required: string[] = []): Schema {
-  return {
-    type: 'object',
-    additionalProperties: false,
-    properties,
-    ...(required.length > 0 ? { required } : {}),
-  };
-}
-
-const string = { type: 'string' };
 const boolean = { type: 'boolean' };
 const integer = { type: 'integer' };
 const stringList = { type: 'array', items: string };
-/** A map of strings to strings (labels, annotations, parameters): any key, string values. */
-const stringMap = { type: 'object', additionalProperties: string };
 
 /** RFC 3339 date-time, as Kubernetes writes metav1.Time (`2025-01-31T12:00:00Z`). */
 const timestamp = {

@@ -5,19 +5,9 @@
  * every object refuses the fields it does not define.
  */
 
-type Schema = Record<string, unknown>;
+import type { Schema } from '../json-schema-parts.js';
+import { strictObject, string, stringMap } from '../json-schema-parts.js';
 
-function strictObject(properties: Record<string, Schema>, required: string[] = []): Schema {
-  return {
-    type: 'object',
-    additionalProperties: false,
-    properties,
-    ...(required.length > 0 ? { required } : {}),
-  };
-}
-
-const string = { type: 'string' };
-const stringMap = { type: 'object', additionalProperties: string };
 /** Prometheus durations: 30s, 5m, 1h30m. */
 export const DURATION_PATTERN =
   '^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$';
