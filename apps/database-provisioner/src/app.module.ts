@@ -24,6 +24,7 @@ import { RestoreEntity } from './restores/restore.entity.js';
 import { RestoreJobs } from './restores/restore.jobs.js';
 import { RestoresController } from './restores/restores.controller.js';
 import { RestoresService } from './restores/restores.service.js';
+import { OverdueRestores } from './restores/overdue-restores.js';
 import { RestoresRepository } from './restores/restores.repository.js';
 import { CreateRestores1763810000000 } from './migrations/1763810000000-create-restores.js';
 import { RestoreTargetText1763910000000 } from './migrations/1763910000000-restore-target-text.js';
@@ -101,6 +102,7 @@ export class AppModule {
         RestoreJobs,
         RestoresRepository,
         RestoresService,
+        OverdueRestores,
         Reconciler,
         StorageWatch,
         DiskWatermark,

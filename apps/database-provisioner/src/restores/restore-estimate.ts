@@ -1,5 +1,8 @@
 import type { RestoreKind } from '@pgcloud/contracts';
 
+/** How many of the newest completed restores an estimate learns from. */
+export const ESTIMATE_HISTORY = 20;
+
 /** A completed restore, as an estimate learns from it. */
 export interface PastRestore {
   kind: RestoreKind;
@@ -8,6 +11,30 @@ export interface PastRestore {
   downloadSeconds: number;
   replaySeconds: number;
   totalSeconds: number;
+}
+
+/** A completed restore's record, as far as an estimate reads it. */
+export interface RestoreRecordTimes {
+  kind: RestoreKind;
+  bytesTotal: number;
+  walFilesApplied: number | null;
+  downloadSeconds: number | null;
+  replaySeconds: number | null;
+  startedAt: Date;
+  completedAt: Date | null;
+}
+
+/** What an estimate learns from a completed restore's record. */
+export function pastRestore(record: RestoreRecordTimes): PastRestore {
+  return {
+    kind: record.kind,
+    bytesTotal: record.bytesTotal,
+    walFilesApplied: record.walFilesApplied,
+    downloadSeconds: record.downloadSeconds ?? 0,
+    replaySeconds: record.replaySeconds ?? 0,
+    totalSeconds:
+      ((record.completedAt ?? record.startedAt).getTime() - record.startedAt.getTime()) / 1000,
+  };
 }
 
 /** What a planned restore has to do. */

@@ -1,4 +1,4 @@
-import { Histogram } from 'prom-client';
+import { Gauge, Histogram } from 'prom-client';
 import type { RestoreBuildStep } from '../drivers/database-driver.js';
 import type { RestoreEntity } from './restore.entity.js';
 
@@ -71,3 +71,22 @@ export class RestoreTimer {
     this.endAttempt({ outcome });
   }
 }
+
+let countOverdue: (() => Promise<number>) | undefined;
+
+/** Tells the gauge below how to count overdue restores (OverdueRestores, at start). */
+export function reportOverdueRestores(count: () => Promise<number>): void {
+  countOverdue = count;
+}
+
+/**
+ * Restores running more than three times as long as this deployment's estimate for their
+ * work (docs/api/restores.md#plan), counted from the records at each scrape.
+ */
+export const restoresOverdue = new Gauge({
+  name: 'pgcloud_restores_overdue',
+  help: 'Restores running over three times as long as their estimate.',
+  async collect() {
+    if (countOverdue) this.set(await countOverdue());
+  },
+});

@@ -104,6 +104,13 @@ export class RestoresRepository {
     });
   }
 
+  /** The restores that have not ended (pending or running). */
+  unfinished(): Promise<RestoreEntity[]> {
+    return this.dataSource.manager.find(RestoreEntity, {
+      where: { status: In(['pending', 'running']) },
+    });
+  }
+
   /** True when a restore is under way on the database, as its source or as its target. */
   activeOn(tx: Transaction, databaseId: string): Promise<boolean> {
     return tx

@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DatabaseEntity } from '../databases/database.entity.js';
 import { DatabasesService } from '../databases/databases.service.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
-import { estimateSeconds } from './restore-estimate.js';
+import { ESTIMATE_HISTORY, estimateSeconds, pastRestore } from './restore-estimate.js';
 import { RESTORE_BEGINS } from './restore-lifecycle.js';
 import type { Transaction } from '../databases/databases.repository.js';
 import { DatabasesRepository, moveDatabase } from '../databases/databases.repository.js';
@@ -82,15 +82,7 @@ export class RestoresService {
     request: CheckRestoreRequest,
   ): Promise<{ estimated_seconds: number }> {
     await this.record(ctx, request, true);
-    const recent = await this.restores.estimateHistory(ESTIMATE_HISTORY);
-    const history = recent.map((r) => ({
-      kind: r.kind,
-      bytesTotal: r.bytesTotal,
-      walFilesApplied: r.walFilesApplied,
-      downloadSeconds: r.downloadSeconds ?? 0,
-      replaySeconds: r.replaySeconds ?? 0,
-      totalSeconds: ((r.completedAt ?? r.startedAt).getTime() - r.startedAt.getTime()) / 1000,
-    }));
+    const history = (await this.restores.estimateHistory(ESTIMATE_HISTORY)).map(pastRestore);
     return {
       estimated_seconds: estimateSeconds(history, {
         kind: request.kind,
@@ -273,7 +265,6 @@ export class RestoresService {
 const CANCEL_WAIT_MS = 15_000;
 
 /** Completed restores an estimate learns from, the newest first. */
-const ESTIMATE_HISTORY = 20;
 
 /** Thrown inside a dry run's transaction once every check passed: it rolls it back. */
 class DryRunPassed extends Error {}
