@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -40,7 +40,12 @@ describe('removeLocksOfZombies', () => {
     try {
       const [chunk] = (await once(parent.stdout, 'data')) as [Buffer];
       const zombie = Number(chunk.toString().trim());
-      await delay(200);
+      // Until it has exited (a loaded machine may take a while to run it): state Z.
+      for (let tries = 0; tries < 100; tries++) {
+        const stat = await readFile(`/proc/${zombie}/stat`, 'utf8').catch(() => '');
+        if (/^\d+ \(.*\) Z /.test(stat)) break;
+        await delay(50);
+      }
       await writeFile(join(pgdata, 'postmaster.pid'), `${zombie}\n`);
       await writeFile(join(pgdata, 'socket.lock'), `${process.pid}\n`);
       const locks = [join(pgdata, 'postmaster.pid'), join(pgdata, 'socket.lock')];
