@@ -33,6 +33,7 @@ import { EventTables1764200000000 } from './migrations/1764200000000-event-table
 import { RestorePoints1764600000000 } from './migrations/1764600000000-restore-points.js';
 import { SegmentPieces1764900000000 } from './migrations/1764900000000-segment-pieces.js';
 import { ArchiveHealth1765000000000 } from './migrations/1765000000000-archive-health.js';
+import { ArchiveIntact1765100000000 } from './migrations/1765100000000-archive-intact.js';
 import { RestorePointEntity } from './restores/restore-point.entity.js';
 import { RestorePoints } from './restores/restore-points.service.js';
 import { RestorePointsRepository } from './restores/restore-points.repository.js';
@@ -60,6 +61,7 @@ export class AppModule {
             RestorePoints1764600000000,
             SegmentPieces1764900000000,
             ArchiveHealth1765000000000,
+            ArchiveIntact1765100000000,
           ],
         }),
       ],

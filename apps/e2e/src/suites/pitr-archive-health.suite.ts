@@ -13,7 +13,7 @@ import type { ObjectStore } from '@pgcloud/storage';
 import type { SignedIn } from '@pgcloud/testing';
 import { ApiClient, eventuallyDefined, signIn } from '@pgcloud/testing';
 import pg from 'pg';
-import { expectData } from '../support/assertions.js';
+import { expectData, expectError } from '../support/assertions.js';
 import { psql, runningDatabase } from '../support/databases.js';
 import { allSegments, receivewalOf, waitForArchive } from '../support/pitr.js';
 import { ownStack } from '../support/shared-stack.js';
@@ -140,14 +140,30 @@ describe('PITR archive health: checked in the object store', () => {
       objects.map(async (o) => ({ key: o.key, body: await buffer(await bucket.getStream(o.key)) })),
     );
     await bucket.deleteKeys(objects.map((o) => o.key));
+    const whole = expectData<PitrConfig>(await owner.api.get(`${pitrPath}/config`), 200);
     const broken = await waitForState('broken');
     assert.equal(broken.problem, `segment ${victim} is missing from the object store`);
     const [event] = await waitForEvent('archive.broken');
     assert.equal(event?.['problem'], broken.problem);
+    // The window stops before the missing segment (here the first: nothing after the base
+    // backup can be reached), and a restore past it, `latest` included, is refused.
+    const config = expectData<PitrConfig>(await owner.api.get(`${pitrPath}/config`), 200);
+    assert.ok(whole.recovery_window, 'the window was open before');
+    assert.equal(config.recovery_window, null);
+    for (const target_time of ['latest', whole.recovery_window.to]) {
+      const refused = await owner.api.post(`${pitrPath}/restore?dry_run=true`, {
+        target_time,
+        target_database: 'kept-copy',
+      });
+      const error = expectError(refused, 422, 'TARGET_TIME_INVALID');
+      assert.match(error.message, /archive is broken/);
+    }
 
-    // The same bytes back: whole again, announced once more.
+    // The same bytes back: whole again, announced once more, the window as it was.
     for (const { key, body } of bodies) await bucket.put(key, body);
     await waitForState('healthy');
     await waitForEvent('archive.healthy', 2);
+    const again = expectData<PitrConfig>(await owner.api.get(`${pitrPath}/config`), 200);
+    assert.ok(again.recovery_window && again.recovery_window.to >= whole.recovery_window.to);
   });
 });

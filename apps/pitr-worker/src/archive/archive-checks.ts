@@ -5,7 +5,7 @@ import { ARCHIVE_STATES, DATABASE_PATTERNS, PITR_EVENTS } from '@pgcloud/contrac
 import type { ArchiveHealthChanged } from '@pgcloud/contracts';
 import { Outbox, RpcClient } from '@pgcloud/messaging';
 import { METRICS_PREFIX, withRequestId } from '@pgcloud/observability';
-import { segmentOf } from '@pgcloud/postgres';
+import { segmentOf, segmentStart } from '@pgcloud/postgres';
 import { ObjectStore } from '@pgcloud/storage';
 import { Gauge } from 'prom-client';
 import { PitrWorkerConfig } from '../config.js';
@@ -115,12 +115,17 @@ export class ArchiveChecks implements OnApplicationBootstrap, OnApplicationShutd
       state = 'stale';
       problem = `nothing new reached the object store for over ${this.config.ARCHIVE_STALE_SECONDS} s while the primary wrote WAL`;
     }
+    // Broken: whole up to the segment before the bad one, as far as its commits reach.
+    const bad = state === 'broken' ? found.firstBadSegno : undefined;
+    const lastWhole = bad === undefined ? undefined : recorded.find((s) => s.segno === bad - 1n);
     await this.archives.transaction(async (manager) => {
       const before = await this.archives.recordCheck(manager, archive.databaseId, {
         state,
         problem,
         checkedAt: now,
         newestObjectAt: found.newestObjectAt,
+        intactUntil: lastWhole?.coveredUntil ?? null,
+        intactLsn: bad === undefined ? null : segmentStart(bad),
       });
       if (before === undefined || before === state) return;
       if (state === 'healthy' && (before === null || before === 'healthy')) return;

@@ -21,6 +21,7 @@ function segment(segno: bigint, pieceEnds: number[] | null = null): SegmentEntit
     pieceEnds,
     etags: Array.from({ length: pieces }, (_, i) => `"${name}-${i}"`),
     sizeBytes: MB16,
+    coveredUntil: at(Number(segno)),
     archivedAt: at(0),
   };
 }
@@ -70,10 +71,9 @@ describe('inspectArchive', () => {
 
   it('names a segment whose object is gone', () => {
     const objects = listed(whole).filter((o) => !o.key.endsWith(segmentName(1, 5n)));
-    assert.equal(
-      inspectArchive(whole, objects, 1).problem,
-      `segment ${segmentName(1, 5n)} is missing from the object store`,
-    );
+    const found = inspectArchive(whole, objects, 1);
+    assert.equal(found.problem, `segment ${segmentName(1, 5n)} is missing from the object store`);
+    assert.equal(found.firstBadSegno, 5n);
   });
 
   it('names a segment one of whose pieces is gone', () => {
@@ -94,10 +94,9 @@ describe('inspectArchive', () => {
 
   it('names the first segment missing from the record', () => {
     const gap = [segment(3n), segment(5n)];
-    assert.equal(
-      inspectArchive(gap, listed(gap), 1).problem,
-      `segment ${segmentName(1, 4n)} is missing from the archive`,
-    );
+    const found = inspectArchive(gap, listed(gap), 1);
+    assert.equal(found.problem, `segment ${segmentName(1, 4n)} is missing from the archive`);
+    assert.equal(found.firstBadSegno, 4n);
   });
 
   it('trusts sizes alone where no ETag was recorded, and looks at its timeline only', () => {

@@ -8,6 +8,8 @@ import { chainOf, pieceKeys, pieceOf } from './wal-keys.js';
 export interface ArchiveFindings {
   /** The first thing wrong with a recorded segment; undefined when all are whole. */
   problem?: string;
+  /** The segment the problem is in: the archive is whole only before it. */
+  firstBadSegno?: bigint;
   /** When the newest object of the timeline was written; null when there is none. */
   newestObjectAt: Date | null;
   /** How far the WAL in the object store reaches: the end of what is there without a gap. */
@@ -52,17 +54,21 @@ export function inspectArchive(
   );
   const byKey = new Map(onTimeline.map((o) => [o.key, o]));
   const ordered = [...segments].sort((a, b) => (a.segno < b.segno ? -1 : 1));
-  let problem: string | undefined;
+  const found: ArchiveFindings = {
+    newestObjectAt: newest,
+    storedLsn: storedLsnOf(ordered, onTimeline),
+  };
   for (const [i, segment] of ordered.entries()) {
     const before = ordered[i - 1];
     if (before && segment.segno !== before.segno + 1n) {
-      problem = `segment ${segmentName(timeline, before.segno + 1n)} is missing from the archive`;
-      break;
+      const missing = before.segno + 1n;
+      const problem = `segment ${segmentName(timeline, missing)} is missing from the archive`;
+      return { ...found, problem, firstBadSegno: missing };
     }
-    problem = objectProblem(segment, byKey);
-    if (problem) break;
+    const problem = objectProblem(segment, byKey);
+    if (problem) return { ...found, problem, firstBadSegno: segment.segno };
   }
-  return { problem, newestObjectAt: newest, storedLsn: storedLsnOf(ordered, onTimeline) };
+  return found;
 }
 
 function objectProblem(

@@ -120,6 +120,16 @@ export class ArchiveEntity {
   @Column({ name: 'archive_checked_at', type: 'timestamptz', nullable: true })
   archiveCheckedAt: Date | null;
 
+  /**
+   * A broken archive is whole up to here: the recovery window stops at this moment and
+   * before this position (null: nothing is whole, or the archive is not broken).
+   */
+  @Column({ name: 'intact_until', type: 'timestamptz', nullable: true })
+  intactUntil: Date | null;
+
+  @Column({ name: 'intact_lsn', type: 'bigint', nullable: true, transformer: lsnColumn })
+  intactLsn: bigint | null;
+
   /** When the newest object of the archive was written, as the object store lists it. */
   @Column({ name: 'newest_object_at', type: 'timestamptz', nullable: true })
   newestObjectAt: Date | null;
@@ -149,3 +159,24 @@ export function heldFrom(
  * (a provisioner that died at the wrong moment) lapses after an hour.
  */
 export const RECEIVER_ACTIVE = `enabled AND (NOT paused_for_restore OR paused_at < now() - interval '1 hour')`;
+
+/**
+ * How far restores can reach in the archive: every commit up to `to`, every position below
+ * `lsn`; a broken archive stops before its first missing or changed segment
+ * (docs/api/pitr.md#archive-health).
+ */
+export function archiveReach(
+  archive: Pick<
+    ArchiveEntity,
+    'windowTo' | 'archivedLsn' | 'archiveState' | 'intactUntil' | 'intactLsn'
+  >,
+): { to: Date | null; lsn: bigint | null } {
+  const { windowTo, archivedLsn } = archive;
+  if (archive.archiveState !== 'broken' || archive.intactLsn === null)
+    return { to: windowTo, lsn: archivedLsn };
+  const stop = archive.intactUntil;
+  const to = windowTo && stop ? (stop < windowTo ? stop : windowTo) : null;
+  const lastWhole = archive.intactLsn - 1n;
+  const lsn = archivedLsn !== null && archivedLsn < lastWhole ? archivedLsn : lastWhole;
+  return { to, lsn };
+}

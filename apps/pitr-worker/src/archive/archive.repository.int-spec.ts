@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { CreatePitr1763900000000 } from '../migrations/1763900000000-create-pitr.js';
 import { SegmentPieces1764900000000 } from '../migrations/1764900000000-segment-pieces.js';
 import { ArchiveHealth1765000000000 } from '../migrations/1765000000000-archive-health.js';
+import { ArchiveIntact1765100000000 } from '../migrations/1765100000000-archive-intact.js';
 import { ArchiveEntity } from './archive.entity.js';
 import type { ArchiveEnabling } from './archive.repository.js';
 import { ArchiveRepository } from './archive.repository.js';
@@ -22,7 +23,12 @@ describe('archive and segment records on the real PostgreSQL', { timeout: 60_000
     url,
     schema: 'pitr',
     entities: [ArchiveEntity, SegmentEntity],
-    migrations: [CreatePitr1763900000000, SegmentPieces1764900000000, ArchiveHealth1765000000000],
+    migrations: [
+      CreatePitr1763900000000,
+      SegmentPieces1764900000000,
+      ArchiveHealth1765000000000,
+      ArchiveIntact1765100000000,
+    ],
   });
   const archives = new ArchiveRepository(dataSource);
   const segments = new SegmentRepository(dataSource);

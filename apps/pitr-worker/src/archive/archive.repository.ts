@@ -15,6 +15,9 @@ export interface ArchiveCheck {
   problem: string | null;
   checkedAt: Date;
   newestObjectAt: Date | null;
+  /** Broken: how far the archive is whole (archiveReach); null otherwise. */
+  intactUntil: Date | null;
+  intactLsn: bigint | null;
 }
 
 /** Who a newly enabled archive belongs to, and how long it keeps WAL. */
@@ -239,6 +242,8 @@ export class ArchiveRepository {
         archiveProblem: check.problem,
         archiveCheckedAt: check.checkedAt,
         newestObjectAt: check.newestObjectAt,
+        intactUntil: check.intactUntil,
+        intactLsn: check.intactLsn,
       },
     );
     return before.archiveState;

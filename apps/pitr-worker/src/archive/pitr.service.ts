@@ -20,7 +20,7 @@ import { Clock } from '../clock.js';
 import { PitrWorkerConfig } from '../config.js';
 import { PrimarySessions } from '../receivers/primary-session.js';
 import type { ArchiveEntity } from './archive.entity.js';
-import { heldFrom } from './archive.entity.js';
+import { archiveReach, heldFrom } from './archive.entity.js';
 import { ArchiveRepository } from './archive.repository.js';
 import { ArchiveStarter } from './archive-starter.js';
 import { toConfig, toReceiverStatus } from './archive-view.js';
@@ -275,7 +275,7 @@ export class PitrService {
   /** The recovery window on the archive's base backups (see baseBackupsOf). */
   windowOn(archive: ArchiveEntity, bases: BaseBackup[]): RecoveryWindow {
     const base = windowBase(bases, this.retentionCutoff(archive));
-    return recoveryWindow(base, archive.windowTo, archive.latestWalTime);
+    return recoveryWindow(base, archiveReach(archive).to, archive.latestWalTime);
   }
 
   retentionCutoff(archive: ArchiveEntity, now = Date.now()): Date {

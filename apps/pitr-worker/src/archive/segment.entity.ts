@@ -37,6 +37,13 @@ export class SegmentEntity {
   @Column({ name: 'size_bytes', type: 'bigint', transformer: bytesColumn })
   sizeBytes: number;
 
+  /**
+   * The newest moment every commit stamped at or before which lies in this segment or an
+   * earlier one (from the primary's samples); null when no sample told.
+   */
+  @Column({ name: 'covered_until', type: 'timestamptz', nullable: true })
+  coveredUntil: Date | null;
+
   @Column({ name: 'archived_at', type: 'timestamptz' })
   archivedAt: Date;
 }

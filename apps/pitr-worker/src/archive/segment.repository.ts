@@ -16,6 +16,8 @@ export interface ArchivedSegment {
   pieceEnds?: number[];
   /** The ETag of each object (the pieces in order), as the store answered or listed it. */
   etags?: (string | null)[];
+  /** Every commit stamped at or before this moment lies in this segment or before. */
+  coveredUntil?: Date | null;
 }
 
 /** The archive's segments from its first one on its timeline, for the WAL listing. */
@@ -42,8 +44,9 @@ export class SegmentRepository {
   async record(segment: ArchivedSegment): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO pitr.segments
-         (database_id, name, timeline, segno, object_key, size_bytes, piece_ends, etags)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+         (database_id, name, timeline, segno, object_key, size_bytes, piece_ends, etags,
+          covered_until)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
       [
         segment.databaseId,
         segment.name,
@@ -53,6 +56,7 @@ export class SegmentRepository {
         segment.sizeBytes,
         segment.pieceEnds ?? null,
         segment.etags ?? null,
+        segment.coveredUntil ?? null,
       ],
     );
   }

@@ -74,10 +74,16 @@ describe('SegmentUploader', () => {
     await writeFile(join(directory, seg(3n)), 'segment three');
     await writeFile(join(directory, seg(4n)), 'segment four');
     await writeFile(join(directory, seg(9n, 2)), 'another timeline');
+    // The primary's samples: commits up to the first lie in segment 4, the second's past it.
+    const inFour = new Date(Date.UTC(2026, 10, 28, 10, 0, 1));
     const position: ArchivedPosition = {
       timeline: 1,
       archived: segmentStart(4n), // segment 3 is in S3 already
       lastWalFile: seg(3n),
+      samples: [
+        { at: inFour, lsn: segmentStart(4n) + 100n },
+        { at: new Date(Date.UTC(2026, 10, 28, 10, 0, 2)), lsn: segmentStart(5n) + 100n },
+      ],
     };
     const uploader = world.uploader(directory);
 
@@ -96,6 +102,7 @@ describe('SegmentUploader', () => {
         objectKey: segmentKey(PROJECT, DATABASE, 1, seg(4n)),
         sizeBytes: 'segment four'.length,
         etags: [etagOf('segment four')],
+        coveredUntil: inFour,
       },
     ]);
     assert.equal(position.archived, segmentStart(5n));
@@ -139,6 +146,7 @@ describe('SegmentUploader', () => {
         objectKey: key,
         sizeBytes: wal.length,
         etags: [etagOf('first|'), etagOf('second|'), etagOf('last')],
+        coveredUntil: null,
         pieceEnds: [6, 13, wal.length],
       },
     ]);

@@ -1,6 +1,7 @@
 import { parseSegmentName, segmentOf, segmentStart } from '@pgcloud/postgres';
 import { open, readFile, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { coveredUntil } from '../archive/recovery-window.js';
 import type { Piece } from '../archive/wal-keys.js';
 import { chainOf, pieceKey, pieceOf, segmentKey } from '../archive/wal-keys.js';
 import type { LeaseFence } from './lease-fence.js';
@@ -15,6 +16,11 @@ export interface ArchivedPosition {
   /** Everything below is in S3. */
   archived: bigint;
   lastWalFile: string | null;
+  /**
+   * The primary's recent samples (its clock and WAL position): a completed segment records
+   * the newest moment whose commits all lie in it or before it.
+   */
+  samples?: readonly { at: Date; lsn: bigint }[];
 }
 
 /** Which archive a spool directory's WAL goes to. */
@@ -87,6 +93,7 @@ export class SegmentUploader {
           objectKey: key,
           sizeBytes: body.length,
           etags,
+          coveredUntil: position.samples ? (coveredUntil(position.samples, end) ?? null) : null,
           ...(asPieces ? { pieceEnds: ends } : {}),
         });
         this.chain = undefined;

@@ -17,6 +17,7 @@ import { RpcClient } from '@pgcloud/messaging';
 import { formatLsn, parseLsn, segmentOf, segmentStart } from '@pgcloud/postgres';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ArchiveEntity } from '../archive/archive.entity.js';
+import { archiveReach } from '../archive/archive.entity.js';
 import { ArchiveRepository } from '../archive/archive.repository.js';
 import { PitrService } from '../archive/pitr.service.js';
 import type { BaseBackup } from '../archive/recovery-window.js';
@@ -80,6 +81,15 @@ export class RestoreTargets {
       ]);
     const bases = await this.basesOf(ctx, archive);
     const window = this.pitr.windowOn(archive, bases);
+    const beyond = !window.to || target.micros > microsOf(new Date(window.to));
+    if (archive.archiveState === 'broken' && (latest || beyond))
+      throw new DomainError(
+        'TARGET_TIME_INVALID',
+        `The WAL archive is broken (${archive.archiveProblem ?? 'a segment is missing'}): ` +
+          (window.from && window.to
+            ? `the recovery window ends at ${window.to}.`
+            : 'no moment after its base backup can be reached.'),
+      );
     if (!window.from || !window.to) throw windowNotOpen();
     const outside =
       target.micros < microsOf(new Date(window.from)) ||
@@ -128,7 +138,7 @@ export class RestoreTargets {
         throw isStillBehind(err) ? archiveBehind() : err;
       });
     const current = (await this.archives.findEnabled(archive.databaseId)) ?? archive;
-    const to = current.archivedLsn;
+    const to = archiveReach(current).lsn;
     if (from === null || to === null) throw windowNotOpen();
     if (lsn < from || lsn > to)
       throw new DomainError(
@@ -244,12 +254,18 @@ export class RestoreTargets {
 
 /** The archive's window reaches a moment. */
 function coveredAt(micros: bigint): (archive: ArchiveEntity) => boolean {
-  return (archive) => archive.windowTo !== null && microsOf(archive.windowTo) >= micros;
+  return (archive) => {
+    const { to } = archiveReach(archive);
+    return to !== null && microsOf(to) >= micros;
+  };
 }
 
 /** The archive holds the WAL up to a position. */
 function archivedPast(lsn: bigint): (archive: ArchiveEntity) => boolean {
-  return (archive) => archive.archivedLsn !== null && archive.archivedLsn >= lsn;
+  return (archive) => {
+    const reach = archiveReach(archive).lsn;
+    return reach !== null && reach >= lsn;
+  };
 }
 
 export function windowNotOpen(): DomainError {
