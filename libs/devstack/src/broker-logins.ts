@@ -1,20 +1,23 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { AppName } from '@pgcloud/contracts';
 import { APP_NAMES } from '@pgcloud/contracts';
 import amqp from 'amqplib';
-import { WORKSPACE_ROOT } from '@pgcloud/testing';
 
 // The stack runs each app under a broker login of its own, named after the app, on the
 // broker it is given, as every deployment does: services answer a message only from the
 // apps its pattern allows (docs/operating.md#between-the-services). The passwords are made once
-// per checkout and kept under .data/, which nothing commits.
+// per user of the machine and kept outside any checkout (~/.cache/pgcloud): the logins are
+// the broker's, so every checkout's stacks must use the same ones, or a second checkout's
+// run (a fresh clone's CI beside a working copy) would change them under the first.
 
-const PASSWORDS_FILE = join(WORKSPACE_ROOT, '.data', 'broker-logins.json');
+const PASSWORDS_DIR = join(homedir(), '.cache', 'pgcloud');
+const PASSWORDS_FILE = join(PASSWORDS_DIR, 'broker-logins.json');
 const IMPORT_TIMEOUT_MS = 20_000;
 
 /** Runs rabbitmqctl with these arguments, `input` on its standard input, against a broker. */
@@ -37,7 +40,7 @@ const machineCtl: RabbitmqCtl = async (args, input) => {
     throw new Error(
       `could not make the apps' broker logins with rabbitmqctl ${args[0]}: ${String(err)}\n` +
         `Run the stack as a user rabbitmqctl works for, or create the logins ${APP_NAMES.join(', ')} ` +
-        `with the passwords in .data/broker-logins.json.`,
+        `with the passwords in ${PASSWORDS_FILE}.`,
     );
   });
 };
@@ -48,7 +51,7 @@ export function brokerPasswords(): Record<AppName, string> {
     return JSON.parse(readFileSync(PASSWORDS_FILE, 'utf8')) as Record<AppName, string>;
   } catch {
     const made = Object.fromEntries(APP_NAMES.map((app) => [app, randomBytes(18).toString('hex')]));
-    mkdirSync(join(WORKSPACE_ROOT, '.data'), { recursive: true });
+    mkdirSync(PASSWORDS_DIR, { recursive: true, mode: 0o700 });
     // Written aside, then linked into place: of two processes starting at once, one file wins.
     const aside = `${PASSWORDS_FILE}.${process.pid}`;
     writeFileSync(aside, JSON.stringify(made), { mode: 0o600 });
