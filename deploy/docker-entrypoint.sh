@@ -3,7 +3,7 @@
 #
 # With no arguments it starts the app named by APP, a folder under apps/ with a compiled
 # dist/main.js (api-gateway, auth-service, project-service, database-provisioner,
-# backup-service, pitr-worker). With arguments it runs them
+# backup-service, pitr-worker, notification-service). With arguments it runs them
 # instead, for an operator's command in the same image and settings:
 #
 #   docker compose run --rm auth-service node apps/auth-service/dist/admin.js set-tier alice pro

@@ -13,6 +13,7 @@ export const APPS = [
   'database-provisioner',
   'backup-service',
   'pitr-worker',
+  'notification-service',
 ];
 
 /** A password that needs no escaping in a URL. */
@@ -28,10 +29,11 @@ export function rabbitPasswordHash(plain, salt = randomBytes(4)) {
 }
 
 /**
- * definitions.json with a fresh password hash for every app, and each app's RABBITMQ_URL
- * to the broker at `host` (name:port), on the definitions' virtual host.
+ * definitions.json with a password hash for every app, and each app's RABBITMQ_URL to the
+ * broker at `host` (name:port), on the definitions' virtual host. Each password is the
+ * app's in `passwords` (a login kept from before) or a fresh one.
  */
-export function brokerLogins(host) {
+export function brokerLogins(host, passwords = {}) {
   const definitions = JSON.parse(
     readFileSync(new URL('./definitions.json', import.meta.url), 'utf8'),
   );
@@ -40,7 +42,7 @@ export function brokerLogins(host) {
   for (const app of APPS) {
     const user = definitions.users.find((candidate) => candidate.name === app);
     if (!user) throw new Error(`rabbitmq/definitions.json has no user ${app}`);
-    const brokerPassword = password();
+    const brokerPassword = passwords[app] ?? password();
     user.password_hash = rabbitPasswordHash(brokerPassword);
     urls[app] = `amqp://${app}:${brokerPassword}@${host}/${vhost}`;
   }

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -45,10 +45,15 @@ const machineCtl: RabbitmqCtl = async (args, input) => {
   });
 };
 
-/** Each app's password on the local broker: made at the first call, then read back. */
+/**
+ * Each app's password on the local broker: made at the first call, then read back. An app
+ * added since the file was written gets a password derived from the others (so every
+ * process that finds it missing derives the same one), written back beside them.
+ */
 export function brokerPasswords(): Record<AppName, string> {
+  let stored: Partial<Record<AppName, string>>;
   try {
-    return JSON.parse(readFileSync(PASSWORDS_FILE, 'utf8')) as Record<AppName, string>;
+    stored = JSON.parse(readFileSync(PASSWORDS_FILE, 'utf8')) as Partial<Record<AppName, string>>;
   } catch {
     const made = Object.fromEntries(APP_NAMES.map((app) => [app, randomBytes(18).toString('hex')]));
     mkdirSync(PASSWORDS_DIR, { recursive: true, mode: 0o700 });
@@ -64,6 +69,19 @@ export function brokerPasswords(): Record<AppName, string> {
     }
     return JSON.parse(readFileSync(PASSWORDS_FILE, 'utf8')) as Record<AppName, string>;
   }
+  const missing = APP_NAMES.filter((app) => !stored[app]);
+  if (missing.length === 0) return stored as Record<AppName, string>;
+  const known = Object.entries(stored)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([, password]) => password)
+    .join(':');
+  for (const app of missing)
+    stored[app] = createHmac('sha256', known).update(app).digest('hex').slice(0, 36);
+  // Written aside, then renamed into place: whoever writes last writes the same passwords.
+  const aside = `${PASSWORDS_FILE}.${process.pid}`;
+  writeFileSync(aside, JSON.stringify(stored), { mode: 0o600 });
+  renameSync(aside, PASSWORDS_FILE);
+  return stored as Record<AppName, string>;
 }
 
 /** `url` with `app`'s login and password in place of its own. */

@@ -31,6 +31,7 @@ export const STACK_APPS = [
   'database-provisioner',
   'backup-service',
   'pitr-worker',
+  'notification-service',
   'api-gateway',
 ] as const;
 /** What `npm run up` starts: the cloud stack and the local daemon. */
@@ -43,6 +44,7 @@ const SERVICE_OF: Partial<Record<AppName, ServiceName>> = {
   'database-provisioner': 'databases',
   'backup-service': 'backups',
   'pitr-worker': 'pitr',
+  'notification-service': 'notifications',
 };
 const READY_TIMEOUT_MS = 60_000;
 
@@ -110,8 +112,9 @@ export class Stack {
     const id = newRunId();
     const env = await stackEnv(launcher, resolved, id);
     const brokerUrls = await ensureBrokerLogins(env['RABBITMQ_URL'] ?? launcher.RABBITMQ_URL);
-    // No log may hold an app's broker password (the e2e scan of every log).
+    // No log may hold an app's broker password or the stack's key (the e2e scan of every log).
     for (const password of Object.values(brokerPasswords())) rememberSecret(password);
+    if (env['ENCRYPTION_KEY']) rememberSecret(env['ENCRYPTION_KEY']);
     const stack = new Stack(id, env, resolved, brokerUrls);
     try {
       const s3 = await provideS3({ ...process.env, ...env }, stack.dataDir);

@@ -15,7 +15,10 @@ export interface BrokerUse {
   calls: readonly ServiceName[];
   /** The events it writes to its outbox (`outbox.add(manager, X_EVENTS.y`). */
   publishes: string[];
-  /** The events its listeners handle (`subscriber.on(X_EVENTS.y`). */
+  /**
+   * The events its listeners handle: `subscriber.on(X_EVENTS.y`, or
+   * `for (const s of LIST) ... subscriber.on(s.def` with LIST a list of its sources.
+   */
   subscribes: string[];
 }
 
@@ -46,7 +49,33 @@ function eventsMatching(text: string, pattern: RegExp, file: string): string[] {
   });
 }
 
-/** What each of the six cloud apps does on the broker, from its sources. */
+/** The events of `export const LIST ... = [ ... ];` in one of `files`. */
+function eventsOfList(list: string, files: Map<string, string>): string[] {
+  const declaration = new RegExp(`export const ${list}\\b[^=]*=\\s*\\[([\\s\\S]*?)\\n\\];`);
+  for (const [file, text] of files) {
+    const body = declaration.exec(text)?.[1];
+    if (body !== undefined) return eventsMatching(body, /\b([A-Z_]+_EVENTS)\.(\w+)/g, file);
+  }
+  throw new Error(`no source declares ${list}, whose events a listener subscribes to`);
+}
+
+/**
+ * The events a file's listeners handle. Every `subscriber.on(` must name its event as
+ * `X_EVENTS.y` or as `s.def` of each `s` of a list (`for (const s of LIST)`): one this
+ * reading cannot follow is an error, not a subscription left out.
+ */
+function handledEvents(text: string, file: string, files: Map<string, string>): string[] {
+  const direct = eventsMatching(text, /subscriber\.on\(\s*([A-Z_]+_EVENTS)\.(\w+)/g, file);
+  const lists = [
+    ...text.matchAll(/for \(const (\w+) of (\w+)\)[^;]*?subscriber\.on\(\s*\1\.def\b/g),
+  ];
+  const calls = [...text.matchAll(/subscriber\.on\(/g)].length;
+  if (calls !== direct.length + lists.length)
+    throw new Error(`${file} subscribes to an event this reading cannot follow`);
+  return [...direct, ...lists.flatMap(([, , list = '']) => eventsOfList(list, files))];
+}
+
+/** What each of the cloud apps does on the broker, from its sources. */
 export function brokerUses(): BrokerUse[] {
   return (Object.keys(SERVICE_CALLS) as AppName[]).map((app) => {
     const dir = join(ROOT, 'apps', app, 'src');
@@ -56,12 +85,11 @@ export function brokerUses(): BrokerUse[] {
       throw new Error(`apps/${app}/src/main.ts serves ${served}, which is not a service`);
     const publishes = new Set<string>();
     const subscribes = new Set<string>();
-    for (const file of sources(dir)) {
-      const text = readFileSync(file, 'utf8');
+    const files = new Map(sources(dir).map((file) => [file, readFileSync(file, 'utf8')]));
+    for (const [file, text] of files) {
       const added = eventsMatching(text, /\.add\(\s*\w+,\s*([A-Z_]+_EVENTS)\.(\w+)/g, file);
       added.forEach((name) => publishes.add(name));
-      const handled = eventsMatching(text, /subscriber\.on\(\s*([A-Z_]+_EVENTS)\.(\w+)/g, file);
-      handled.forEach((name) => subscribes.add(name));
+      handledEvents(text, file, files).forEach((name) => subscribes.add(name));
     }
     return {
       app,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -82,7 +82,53 @@ describe('docker-compose.yml and deploy/compose/make-secrets.mjs', () => {
     const database = new URL(file('database-url'));
     assert.equal(database.password, file('postgres-password'));
     assert.equal(Buffer.from(file('encryption-key'), 'base64').length, 32);
+    // notification-service seals its endpoints' secrets with a key of its own.
+    const webhooksKey = file('notification-service-encryption-key');
+    assert.equal(Buffer.from(webhooksKey, 'base64').length, 32);
+    assert.notEqual(webhooksKey, file('encryption-key'));
     assert.ok(file('minio-password').length >= 32);
+  });
+
+  it("adds a new app's login on an upgrade, keeping every other password", () => {
+    const older = join(dir, 'older');
+    writeSecrets(older);
+    const read = (name: string): string => readFileSync(join(older, name), 'utf8');
+    // The secrets of a release before notification-service: no login for it, and its
+    // user and permissions missing from the broker's definitions.
+    rmSync(join(older, 'notification-service-rabbitmq-url'));
+    rmSync(join(older, 'notification-service-encryption-key'));
+    const previous = JSON.parse(read('rabbitmq-definitions.json')) as Definitions;
+    const withoutIt = <T extends object>(rows: T[]): T[] =>
+      rows.filter((row) => !Object.values(row).includes('notification-service'));
+    previous.users = withoutIt(previous.users);
+    previous.permissions = withoutIt(previous.permissions);
+    previous.topic_permissions = withoutIt(previous.topic_permissions);
+    writeFileSync(join(older, 'rabbitmq-definitions.json'), JSON.stringify(previous));
+    const urls = Object.fromEntries(
+      APP_NAMES.filter((app) => app !== 'notification-service').map((app) => [
+        app,
+        read(`${app}-rabbitmq-url`),
+      ]),
+    );
+
+    assert.deepEqual(writeSecrets(older).sort(), [
+      'notification-service-encryption-key',
+      'notification-service-rabbitmq-url',
+      'rabbitmq-definitions.json',
+    ]);
+    for (const [app, url] of Object.entries(urls))
+      assert.equal(read(`${app}-rabbitmq-url`), url, `${app} keeps its login`);
+    const loaded = JSON.parse(read('rabbitmq-definitions.json')) as Definitions;
+    assert.deepEqual(
+      { ...loaded, users: loaded.users.map((user) => ({ ...user, password_hash: '' })) },
+      readDefinitions(),
+    );
+    for (const app of APP_NAMES) {
+      const hash = loaded.users.find((user) => user.name === app)?.password_hash ?? '';
+      const password = new URL(read(`${app}-rabbitmq-url`)).password;
+      assert.ok(rabbitHashMatches(hash, password), `the broker knows ${app}'s password`);
+    }
+    assert.deepEqual(writeSecrets(older), [], 'nothing more to write');
   });
 
   it('keeps the secrets already there, and refuses to complete half a set', () => {

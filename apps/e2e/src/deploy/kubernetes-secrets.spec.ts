@@ -112,8 +112,12 @@ describe('deploy/kubernetes/overlays/dev/make-secrets.mjs', () => {
         assert.equal(secret['S3_SECRET_ACCESS_KEY'], minio['password']);
       }
     }
-    const key = Buffer.from(data('database-provisioner-secrets')['ENCRYPTION_KEY'] ?? '', 'base64');
-    assert.equal(key.length, 32);
+    // Each app that seals secrets at rest has a key of its own.
+    const keys = ['database-provisioner', 'notification-service'].map(
+      (app) => data(`${app}-secrets`)['ENCRYPTION_KEY'] ?? '',
+    );
+    for (const key of keys) assert.equal(Buffer.from(key, 'base64').length, 32);
+    assert.notEqual(keys[0], keys[1]);
   });
 
   it('makes fresh passwords on every run', () => {

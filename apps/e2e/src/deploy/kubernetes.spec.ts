@@ -231,6 +231,17 @@ for (const overlay of ['dev', 'production']) {
       );
     });
 
+    it('runs notification-service with its own key, delivering to no private address', () => {
+      assert.equal(config['WEBHOOK_ALLOW_PRIVATE_TARGETS'], 'false');
+      const [container] = apps.get('notification-service')?.spec.template.spec.containers ?? [];
+      const files = (container?.env ?? []).map((v) => v.name).filter((n) => n.endsWith('_FILE'));
+      assert.deepEqual(files.sort(), [
+        'DATABASE_URL_FILE',
+        'ENCRYPTION_KEY_FILE',
+        'RABBITMQ_URL_FILE',
+      ]);
+    });
+
     it('holds no Secret: the Secrets are made where the overlay is applied', () => {
       assert.deepEqual(
         objects.filter((o) => o.kind === 'Secret').map(label),

@@ -172,3 +172,70 @@ describe('deploy/kubernetes/overlays/production: who reaches what', () => {
         assert.ok(!model.allows(from, METADATA_SERVICE, port), `${name}:${port}`);
   });
 });
+
+/** A webhook endpoint on the internet. */
+const WEBHOOK_TARGET = { address: '93.184.215.14' };
+/**
+ * Addresses no webhook may reach: private, shared, loopback, link-local (the cloud's
+ * metadata service), "this network" and multicast ones.
+ */
+const PRIVATE_TARGETS = [
+  '10.96.0.10',
+  '172.16.3.4',
+  '192.168.1.10',
+  '100.64.0.1',
+  '127.0.0.1',
+  '169.254.169.254',
+  '0.0.0.0',
+  '224.0.0.251',
+];
+/** The apps the production overlays let open HTTPS for their own needs (S3, GitHub, API). */
+const HTTPS_APPS = ['auth-service', 'backup-service', 'database-provisioner', 'pitr-worker'];
+
+for (const overlay of ['dev', 'production', 'cnpg']) {
+  describe(`deploy/kubernetes/overlays/${overlay}: notification-service's webhooks`, () => {
+    const objects = render(join(KUBERNETES_DIR, 'overlays', overlay));
+    const model = new PolicyModel(objects, {
+      monitoring: { 'pgcloud.io/metrics': 'allowed' },
+      shop: { 'pgcloud.io/database-client': 'allowed' },
+    });
+    const pods = podsOf(objects);
+    const notifications = pod(pods, 'notification-service');
+
+    it('reach the internet on 443 only, and never a private or metadata address', () => {
+      assert.ok(model.allows(notifications, WEBHOOK_TARGET, 443));
+      for (const port of [80, 8443, 25])
+        assert.ok(!model.allows(notifications, WEBHOOK_TARGET, port), `port ${port}`);
+      for (const address of PRIVATE_TARGETS)
+        for (const port of [443, 80, 8080])
+          assert.ok(!model.allows(notifications, { address }, port), `${address}:${port}`);
+    });
+
+    it('leave notification-service the broker and the metadata database', () => {
+      const [broker, database] =
+        overlay === 'dev' ? [pod(pods, 'rabbitmq'), pod(pods, 'postgres')] : [BROKER, BROKER];
+      assert.ok(model.allows(notifications, broker, 5672));
+      assert.ok(model.allows(notifications, database, 5432));
+    });
+
+    it('open the internet to no other app but those that need HTTPS anyway', () => {
+      const reaching = [...pods]
+        .filter(([, from]) => model.allows(from, WEBHOOK_TARGET, 443))
+        .map(([name]) => name)
+        .sort();
+      const expected = overlay === 'dev' ? [] : HTTPS_APPS;
+      assert.deepEqual(reaching, [...expected, 'notification-service'].sort());
+    });
+
+    it('take nothing in but metrics scraping', () => {
+      const monitoring = { namespace: 'monitoring', labels: { app: 'prometheus' } };
+      assert.ok(model.allows(monitoring, notifications, 9090));
+      assert.ok(!model.allows(monitoring, notifications, 8080));
+      assert.ok(!model.allows(clientPod('shop'), notifications, 9090));
+      for (const [name, from] of pods)
+        if (name !== 'notification-service')
+          for (const port of [443, 8080, 9090])
+            assert.ok(!model.allows(from, notifications, port), `${name}:${port}`);
+    });
+  });
+}

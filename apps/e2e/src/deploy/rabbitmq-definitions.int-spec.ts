@@ -204,6 +204,16 @@ describe('the RabbitMQ definitions on a broker', () => {
       'pitr-worker binds project.deleted': await attempt('pitr-worker', (ch) =>
         ch.bindQueue(eventsQueueName(PREFIX, 'pitr'), events, 'project.deleted'),
       ),
+      'notification-service publishes an event': await attempt('notification-service', (ch) =>
+        Promise.resolve(ch.publish(events, 'database.status-changed', Buffer.from('{}'))),
+      ),
+      'notification-service binds database.created': await attempt('notification-service', (ch) =>
+        ch.bindQueue(eventsQueueName(PREFIX, 'notifications'), events, 'database.created'),
+      ),
+      'notification-service consumes project-service requests': await attempt(
+        'notification-service',
+        (ch) => ch.consume(queueName(PREFIX, 'projects'), () => undefined, { noAck: false }),
+      ),
     };
     for (const [what, outcome] of Object.entries(outcomes)) assert.equal(outcome, 'refused', what);
   });

@@ -98,6 +98,22 @@ describe('the RabbitMQ definitions (deploy/kubernetes/rabbitmq/definitions.json)
     ]);
     assert.ok(byApp['database-provisioner']?.publishes.includes('restore.finished'));
     assert.ok(ALL_EVENTS.includes('backup.status-changed'));
+    // Its listeners subscribe through a list of sources, read from where it is declared.
+    assert.deepEqual(byApp['notification-service']?.publishes, []);
+    assert.deepEqual(byApp['notification-service']?.subscribes, [
+      'archive.broken',
+      'archive.healthy',
+      'archive.stale',
+      'backup.status-changed',
+      'database.credentials_rotated',
+      'database.expired',
+      'database.status-changed',
+      'database.storage_fenced',
+      'drill.failed',
+      'drill.passed',
+      'project.deleted',
+      'restore.finished',
+    ]);
   });
 
   it('has one user per app, named after it, without a password or tags', () => {
@@ -161,6 +177,32 @@ describe('the RabbitMQ definitions (deploy/kubernetes/rabbitmq/definitions.json)
       });
     });
   }
+
+  it("gives README.md's upgrade commands the file's own patterns", () => {
+    // Continued lines joined: one command a line, its patterns in single quotes.
+    const readme = readFileSync(join(KUBERNETES_DIR, 'README.md'), 'utf8').replace(/\\\n\s*/g, '');
+    const commands = [
+      ...readme.matchAll(
+        /^rabbitmqctl (set_permissions|set_topic_permissions) -p (\S+) (\S+) (.*)$/gm,
+      ),
+    ];
+    assert.deepEqual([...new Set(commands.map(([, command]) => command))].sort(), [
+      'set_permissions',
+      'set_topic_permissions',
+    ]);
+    for (const [line, command, vhost, user = '', args = ''] of commands) {
+      const patterns = [...args.matchAll(/'([^']*)'/g)].map(([, pattern = '']) => pattern);
+      assert.equal(vhost, VHOST, line);
+      if (command === 'set_topic_permissions') {
+        const row = topicPermissionsOf(definitions, user, eventsExchange(prefix));
+        const exchange = args.split(' ')[0];
+        assert.deepEqual([exchange, ...patterns], [row?.exchange, row?.write, row?.read], line);
+      } else {
+        const row = permissionsOf(definitions, user);
+        assert.deepEqual(patterns, [row.configure, row.write, row.read], line);
+      }
+    }
+  });
 
   it('catches a user allowed too much', () => {
     // The checks above must be able to fail: widen one user and they do.

@@ -8,8 +8,9 @@
 // (PostgreSQL keeps the first one). To start over, delete the namespace pgcloud.
 //
 // What it makes (the namespace pgcloud, and in it):
-// - <app>-secrets for each of the six apps: RABBITMQ_URL as the app's own broker user,
-//   DATABASE_URL, and what else the app needs (S3 keys, ENCRYPTION_KEY);
+// - <app>-secrets for each of the seven apps: RABBITMQ_URL as the app's own broker user,
+//   DATABASE_URL, and what else the app needs (S3 keys, the provisioner's and
+//   notification-service's ENCRYPTION_KEY, each its own);
 // - rabbitmq-definitions: ../../rabbitmq/definitions.json with each user's password hash,
 //   which the dev broker loads at boot;
 // - postgres-credentials and minio-credentials for the dev servers.
@@ -19,6 +20,8 @@ import { APPS, brokerLogins, password } from '../../rabbitmq/logins.mjs';
 
 const NAMESPACE = 'pgcloud';
 const S3_APPS = new Set(['backup-service', 'pitr-worker']);
+/** The apps that seal secrets at rest, each with a key of its own. */
+const KEY_APPS = new Set(['database-provisioner', 'notification-service']);
 
 const secret = (name, stringData) => ({
   apiVersion: 'v1',
@@ -44,7 +47,7 @@ export function devSecrets() {
       data.S3_ACCESS_KEY_ID = minio.user;
       data.S3_SECRET_ACCESS_KEY = minio.password;
     }
-    if (app === 'database-provisioner') data.ENCRYPTION_KEY = randomBytes(32).toString('base64');
+    if (KEY_APPS.has(app)) data.ENCRYPTION_KEY = randomBytes(32).toString('base64');
     items.push(secret(`${app}-secrets`, data));
   }
   items.push(

@@ -37,6 +37,8 @@ export interface EventDelivery {
   ctx: RequestContext;
   /** The handler's transaction: its writes commit with the inbox row, or neither does. */
   manager: EntityManager;
+  /** When the event happened, as its publisher stamped it. */
+  at: Date;
 }
 
 /** Handles one event; throwing rolls its transaction back and the event comes again later. */
@@ -197,7 +199,7 @@ export class EventSubscriber
       this.logDropped(read);
       return settle(() => channel.ack(message));
     }
-    const { eventId, event, ctx, payload } = read;
+    const { eventId, event, ctx, payload, at } = read;
     const registered = this.handlers.get(event);
     if (!registered) return settle(() => channel.ack(message));
     try {
@@ -209,7 +211,7 @@ export class EventSubscriber
           [eventId, event, ctx.requestId],
         );
         if (fresh.length === 0) return false;
-        await registered.handler(payload, { eventId, ctx, manager });
+        await registered.handler(payload, { eventId, ctx, manager, at });
         return true;
       });
       this.failures.delete(eventId);

@@ -10,6 +10,8 @@ export interface ValidEvent {
   event: string;
   ctx: RequestContext;
   payload: object;
+  /** When it happened: the envelope's `at`, or when it was read if that is missing. */
+  at: Date;
 }
 
 /** A delivery that is dropped, with what is known of it for the log. */
@@ -71,7 +73,14 @@ export async function readEvent(
     const details = validationDetails(errors).map((d) => `${d.field}: ${d.message}`);
     return { invalid: `invalid payload (${details.join('; ')})`, ...withId };
   }
-  return { eventId, event, ctx: { requestId }, payload };
+  const at = typeof envelope['at'] === 'string' ? new Date(envelope['at']) : new Date(NaN);
+  return {
+    eventId,
+    event,
+    ctx: { requestId },
+    payload,
+    at: Number.isNaN(at.getTime()) ? new Date() : at,
+  };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
