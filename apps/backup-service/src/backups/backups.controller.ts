@@ -5,6 +5,7 @@ import {
   BackupRef,
   BackupRestoreRequest,
   DatabaseIdRef,
+  DatabaseIdsRequest,
   DatabaseRef,
   RequestContext,
 } from '@pgcloud/contracts';
@@ -66,6 +67,11 @@ export class BackupsController {
   @Handles(BACKUP_PATTERNS.forArchive)
   forArchive(@MessageBody() body: DatabaseIdRef) {
     return this.backups.forArchive(body.database_id);
+  }
+
+  @Handles(BACKUP_PATTERNS.withCompletedBackup)
+  withCompletedBackup(@MessageBody() body: DatabaseIdsRequest) {
+    return this.backups.withCompleted(body.database_ids);
   }
 }
 

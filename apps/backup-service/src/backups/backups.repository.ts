@@ -86,6 +86,14 @@ export class BackupsRepository {
     return this.dataSource.manager.findOneBy(BackupEntity, { id, databaseId });
   }
 
+  /** The database's newest completed backup, manual or automated. */
+  newestCompleted(databaseId: string): Promise<BackupEntity | null> {
+    return this.dataSource.manager.findOne(BackupEntity, {
+      where: { databaseId, status: 'completed' },
+      order: { completedAt: 'DESC', id: 'DESC' },
+    });
+  }
+
   /**
    * Writes a backup record, then `queue`s its job, in one transaction, once `allowed` has
    * not thrown. For a manual backup `allowed` is told how many of the database's manual
@@ -204,6 +212,17 @@ export class BackupsRepository {
       [databaseIds, since],
     );
     return new Set(rows.map((row) => row.database_id));
+  }
+
+  /** Which of these databases have a completed backup. */
+  async withCompleted(databaseIds: string[]): Promise<string[]> {
+    if (databaseIds.length === 0) return [];
+    const rows = await this.dataSource.query<{ database_id: string }[]>(
+      `SELECT DISTINCT database_id FROM backups.backups
+        WHERE database_id = ANY($1) AND status = 'completed'`,
+      [databaseIds],
+    );
+    return rows.map((row) => row.database_id);
   }
 
   /** The backups of these databases in any of these schedule slots. */

@@ -150,21 +150,37 @@ export class BackupsService {
   /**
    * For the provisioner, as it records a restore and at each attempt: a fresh link to the
    * archive and its checksum. Only for the database the backup was taken of: a restore of
-   * another database's backup finds none, whatever its caller asserts.
+   * another database's backup finds none, whatever its caller asserts. Without a backup id,
+   * the database's newest completed backup (what a restore drill restores).
    */
-  async restorePlan(backupId: string, databaseId: string): Promise<RestorePlan> {
-    const record = isId('bkp', backupId)
-      ? await this.backups.findOfDatabase(backupId, databaseId)
-      : null;
-    if (!record) throw new DomainError('BACKUP_NOT_FOUND', `Backup ${backupId} was not found.`);
+  async restorePlan(backupId: string | undefined, databaseId: string): Promise<RestorePlan> {
+    const record =
+      backupId === undefined
+        ? await this.backups.newestCompleted(databaseId)
+        : isId('bkp', backupId)
+          ? await this.backups.findOfDatabase(backupId, databaseId)
+          : null;
+    if (!record)
+      throw new DomainError(
+        'BACKUP_NOT_FOUND',
+        backupId === undefined
+          ? 'The database has no completed backup.'
+          : `Backup ${backupId} was not found.`,
+      );
     assertCompleted(record, 'restored');
     return {
+      base_backup_id: record.id,
       base_backup_url: await this.store.presignedGet(record.objectKey, {
         expiresInSeconds: RESTORE_LINK_SECONDS,
       }),
       base_backup_sha256: record.checksumSha256 ?? '',
       base_backup_size_bytes: record.sizeBytes,
     };
+  }
+
+  /** Which of these databases have a completed backup (what a drill could restore). */
+  async withCompleted(databaseIds: string[]): Promise<{ database_ids: string[] }> {
+    return { database_ids: await this.backups.withCompleted(databaseIds) };
   }
 
   async delete(ctx: RequestContext, ref: BackupRef): Promise<Deleted> {

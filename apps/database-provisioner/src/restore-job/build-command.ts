@@ -1,14 +1,15 @@
-import { access, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OsUser, PgTools } from '@pgcloud/postgres';
 import { ensureOwnedDir, resolveOsUser } from '@pgcloud/postgres';
 import { pgCtl } from '../drivers/restore-build/pg-ctl.js';
 import { buildRestoredData } from '../drivers/restore-build/restored-data.js';
 import type { JobEnv, JobPaths } from './job-env.js';
-import { jobPaths, readJobEnv } from './job-env.js';
+import { jobPaths } from './job-env.js';
 import { neutralizeData, writeServerConfig } from './job-server-config.js';
 import { installTls } from './job-tls.js';
-import { failureLine, successLine } from './outcome-line.js';
+import { successLine } from './outcome-line.js';
+import { runWithOutcome } from './outcome-run.js';
 import type { RestoreInput } from './restore-input.js';
 import { INPUT_FILES, readRestoreInput } from './restore-input.js';
 
@@ -22,36 +23,12 @@ const CHECK_ADDRESS = '127.0.0.1';
  * of JSON. Answers the exit code: 0 built, 1 failed. SIGTERM stops the build (and the
  * checking server).
  */
-export async function runBuild(env: NodeJS.ProcessEnv): Promise<number> {
-  const outcomePath = env['RESTORE_OUTCOME_PATH'];
-  if (!outcomePath) {
-    process.stderr.write('RESTORE_OUTCOME_PATH is not set\n');
-    return 1;
-  }
-  const stopped = new AbortController();
-  const onTerm = () => stopped.abort(new Error('the build was stopped (SIGTERM)'));
-  process.once('SIGTERM', onTerm);
-  let input: RestoreInput | undefined;
-  let line: string;
-  let built = false;
-  try {
-    const jobEnv = readJobEnv(env);
-    input = await readRestoreInput(jobEnv.inputDir);
-    line = successLine(await build(jobEnv, input, stopped.signal));
-    built = true;
-  } catch (err) {
-    line = failureLine(err, input ? secretsOf(input) : []);
-    process.stderr.write(`restore build failed: ${line}`);
-  } finally {
-    process.off('SIGTERM', onTerm);
-  }
-  try {
-    await writeFile(outcomePath, line);
-  } catch (err) {
-    process.stderr.write(`the outcome could not be written: ${(err as Error).message}\n`);
-    return 1;
-  }
-  return built ? 0 : 1;
+export function runBuild(env: NodeJS.ProcessEnv): Promise<number> {
+  return runWithOutcome(env, 'restore build', async ({ env: jobEnv, signal, secret }) => {
+    const input = await readRestoreInput(jobEnv.inputDir);
+    secret(...secretsOf(input));
+    return successLine(await build(jobEnv, input, signal));
+  });
 }
 
 async function build(env: JobEnv, input: RestoreInput, signal: AbortSignal) {
@@ -92,7 +69,11 @@ async function build(env: JobEnv, input: RestoreInput, signal: AbortSignal) {
 }
 
 /** A checking server a failure (or SIGTERM) left running goes: nothing outlives the build. */
-async function stopCheckingServer(paths: JobPaths, binDir: string, osUser: OsUser): Promise<void> {
+export async function stopCheckingServer(
+  paths: JobPaths,
+  binDir: string,
+  osUser: OsUser,
+): Promise<void> {
   const running = await access(join(paths.dataDir, 'postmaster.pid')).then(
     () => true,
     () => false,
@@ -104,11 +85,11 @@ async function stopCheckingServer(paths: JobPaths, binDir: string, osUser: OsUse
 }
 
 /** What no outcome or log line may hold: the pre-signed links and the passwords. */
-function secretsOf(input: RestoreInput): string[] {
+export function secretsOf(input: Partial<RestoreInput> & Pick<RestoreInput, 'archive'>): string[] {
   return [
     input.archive.url,
     ...(input.recovery?.segments.flatMap((segment) => segment.urls) ?? []),
-    input.password,
-    input.replicationPassword,
+    input.password ?? '',
+    input.replicationPassword ?? '',
   ];
 }

@@ -47,6 +47,8 @@ function commonSettings(paths: JobPaths): Record<string, SettingValue> {
     password_encryption: 'scram-sha-256',
     logging_collector: 'off',
     log_destination: 'stderr',
+    // As every pgcloud server: the commit times replayed are kept (a branch's parent.at).
+    track_commit_timestamp: 'on',
   };
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CorruptArchiveError } from '../drivers/database-driver.js';
-import { failureLine, OUTCOME_MAX_BYTES, successLine } from './outcome-line.js';
+import { drillLine, failureLine, OUTCOME_MAX_BYTES, successLine } from './outcome-line.js';
 
 describe('the build outcome line', () => {
   it('tells a built restore as the driver reads it', () => {
@@ -40,5 +40,27 @@ describe('the build outcome line', () => {
       const { error } = JSON.parse(line) as { error: string };
       assert.ok(error.startsWith(unit) && error.endsWith('…'));
     }
+  });
+
+  it("tells a drill's checks within a termination message, without the secrets", () => {
+    const detail = `fetched https://s3/x?sig=secret then ${'é'.repeat(2000)}`;
+    const line = drillLine(
+      {
+        checks: ['consistent', 'target_reached', 'amcheck', 'wal_chain'].map((name) => ({
+          name: name as 'consistent',
+          passed: false,
+          detail,
+        })),
+        restoreSeconds: 1,
+        walFilesApplied: 2,
+        cause: detail,
+      },
+      ['https://s3/x?sig=secret'],
+    );
+    assert.ok(Buffer.byteLength(line) <= OUTCOME_MAX_BYTES, `${Buffer.byteLength(line)} bytes`);
+    assert.ok(!line.includes('sig=secret'));
+    const parsed = JSON.parse(line) as { checks: { detail: string }[]; walFilesApplied: number };
+    assert.equal(parsed.checks.length, 4);
+    assert.equal(parsed.walFilesApplied, 2);
   });
 });

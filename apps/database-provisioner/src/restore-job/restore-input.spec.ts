@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { restoreInput } from './restore-input.js';
+import { drillInput, restoreInput } from './restore-input.js';
 
 const VALID = {
   restoreId: 'rstr_1',
@@ -71,5 +71,29 @@ describe('restore.json', () => {
         (err: Error) => message.test(err.message) && !/secret/.test(err.message),
       );
     }
+  });
+
+  it("reads a drill's input, and each segment's ETags when given", () => {
+    const recovery = {
+      target: { time: '2026-11-28T10:00:00.000000Z' },
+      segments: [
+        {
+          name: '000000010000000000000003',
+          urls: ['https://s3/a', 'https://s3/b'],
+          partial: false,
+          sizeBytes: 16777216,
+          etags: ['"abc"', null],
+        },
+      ],
+    };
+    const drill = { drillId: 'drl_1', archive: VALID.archive, archivedDatabaseName: 'app_a' };
+    assert.deepEqual(drillInput(drill), drill);
+    assert.deepEqual(drillInput({ ...drill, recovery }).recovery?.segments[0]?.etags, [
+      '"abc"',
+      null,
+    ]);
+    const oneShort = { ...recovery, segments: [{ ...recovery.segments[0], etags: ['"abc"'] }] };
+    assert.throws(() => drillInput({ ...drill, recovery: oneShort }), /etags is not one ETag/);
+    assert.throws(() => drillInput({ ...drill, drillId: '' }), /drillId is missing/);
   });
 });

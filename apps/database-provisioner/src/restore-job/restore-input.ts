@@ -1,7 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LSN_PATTERN } from '@pgcloud/contracts';
-import type { RecoveryTarget, RestoreSpec } from '../drivers/database-driver.js';
+import type {
+  DrillSpec,
+  RecoveryTarget,
+  RestoreArchive,
+  RestoreRecovery,
+  RestoreSpec,
+} from '../drivers/database-driver.js';
 import { checkedRecoveryTarget } from '../drivers/restore-build/recovery.js';
 
 /** restore.json: a driver's RestoreSpec less the server, the signal and the progress. */
@@ -22,31 +28,62 @@ const SHA256 = /^[0-9a-f]{64}$/;
  * no error quotes it, they name the field that is wrong.
  */
 export async function readRestoreInput(inputDir: string): Promise<RestoreInput> {
+  return restoreInput(await readInputJson(inputDir));
+}
+
+/** Reads and checks a drill's restore.json, as readRestoreInput does a restore's. */
+export async function readDrillInput(inputDir: string): Promise<DrillInput> {
+  return drillInput(await readInputJson(inputDir));
+}
+
+async function readInputJson(inputDir: string): Promise<unknown> {
   const text = await readFile(join(inputDir, INPUT_FILES.spec), 'utf8');
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw new Error(`${INPUT_FILES.spec} is not JSON`);
   }
-  return restoreInput(parsed);
 }
 
 /** Checks the shape of a parsed restore.json and answers it typed. */
 export function restoreInput(value: unknown): RestoreInput {
   const spec = record(value, INPUT_FILES.spec);
-  const archive = record(spec['archive'], 'archive');
-  const sha256 = text(archive['sha256'], 'archive.sha256');
-  if (!SHA256.test(sha256)) throw new Error('archive.sha256 is not a hex SHA-256');
   const input: RestoreInput = {
     restoreId: text(spec['restoreId'], 'restoreId'),
-    archive: { url: text(archive['url'], 'archive.url'), sha256 },
+    archive: archiveOf(spec),
     archivedDatabaseName: text(spec['archivedDatabaseName'], 'archivedDatabaseName'),
     databaseName: text(spec['databaseName'], 'databaseName'),
     password: text(spec['password'], 'password'),
     replicationPassword: text(spec['replicationPassword'], 'replicationPassword'),
   };
-  if (spec['recovery'] === undefined || spec['recovery'] === null) return input;
+  const recovery = recoveryOf(spec);
+  return recovery ? { ...input, recovery } : input;
+}
+
+/** A drill's restore.json: a driver's DrillSpec less the signal and the progress. */
+export type DrillInput = Omit<DrillSpec, 'signal' | 'progress' | 'serverId'>;
+
+/** Checks the shape of a parsed restore.json of a drill and answers it typed. */
+export function drillInput(value: unknown): DrillInput {
+  const spec = record(value, INPUT_FILES.spec);
+  const input: DrillInput = {
+    drillId: text(spec['drillId'], 'drillId'),
+    archive: archiveOf(spec),
+    archivedDatabaseName: text(spec['archivedDatabaseName'], 'archivedDatabaseName'),
+  };
+  const recovery = recoveryOf(spec);
+  return recovery ? { ...input, recovery } : input;
+}
+
+function archiveOf(spec: Record<string, unknown>): RestoreArchive {
+  const archive = record(spec['archive'], 'archive');
+  const sha256 = text(archive['sha256'], 'archive.sha256');
+  if (!SHA256.test(sha256)) throw new Error('archive.sha256 is not a hex SHA-256');
+  return { url: text(archive['url'], 'archive.url'), sha256 };
+}
+
+function recoveryOf(spec: Record<string, unknown>): RestoreRecovery | undefined {
+  if (spec['recovery'] === undefined || spec['recovery'] === null) return undefined;
   const recovery = record(spec['recovery'], 'recovery');
   const target = checkedRecoveryTarget(
     recoveryTarget(record(recovery['target'], 'recovery.target')),
@@ -62,14 +99,23 @@ export function restoreInput(value: unknown): RestoreInput {
       throw new Error(`${where}.partial is not true or false`);
     const urls = segment['urls'];
     if (!Array.isArray(urls) || urls.length === 0) throw new Error(`${where}.urls is not a list`);
+    const etags = segment['etags'];
+    if (
+      etags !== undefined &&
+      (!Array.isArray(etags) ||
+        etags.length !== urls.length ||
+        !etags.every((etag) => etag === null || typeof etag === 'string'))
+    )
+      throw new Error(`${where}.etags is not one ETag (or null) per link`);
     return {
       name: text(segment['name'], `${where}.name`),
       urls: urls.map((url, j) => text(url, `${where}.urls[${j}]`)),
       partial: segment['partial'],
       sizeBytes,
+      ...(etags ? { etags: etags as (string | null)[] } : {}),
     };
   });
-  return { ...input, recovery: { segments, target } };
+  return { segments, target };
 }
 
 /** Exactly one of a time, a WAL position or a restore point's name. */

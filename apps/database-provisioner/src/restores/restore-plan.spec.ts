@@ -5,6 +5,7 @@ import { PermanentJobError } from '@pgcloud/jobs';
 import { NO_PLAN, assertLinksAt, recoveryOf } from './restore-plan.js';
 
 const PLAN: RestorePlan = {
+  base_backup_id: 'bkp_k3v9x0q2m8t4b7w1c5zd',
   base_backup_url: 'http://127.0.0.1:7480/bucket/base.tar.zst',
   base_backup_sha256: 'ab'.repeat(32),
   base_backup_size_bytes: 1024,

@@ -98,7 +98,13 @@ export function recoveryOf(plan: RestorePlan): { recovery?: RestoreRecovery } {
   const segments = plan.wal_segments.map((w) => {
     if (!parseSegmentName(w.name))
       throw new PermanentJobError(`no plan: not a WAL segment name: ${w.name}`, NO_PLAN);
-    return { name: w.name, urls: w.urls, partial: w.partial, sizeBytes: w.size_bytes };
+    return {
+      name: w.name,
+      urls: w.urls,
+      partial: w.partial,
+      sizeBytes: w.size_bytes,
+      ...(w.etags ? { etags: w.etags } : {}),
+    };
   });
   return { recovery: { segments, target } };
 }

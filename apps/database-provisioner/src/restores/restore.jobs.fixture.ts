@@ -15,7 +15,7 @@ import pg from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import { FindOperator } from 'typeorm';
 import type { ProvisionerConfig } from '../config.js';
-import type { SecretBox } from '../credentials/secret-box.js';
+import type { SecretBox } from '@pgcloud/config';
 import type { DatabaseEntity } from '../databases/database.entity.js';
 import { CredentialsEntity } from '../databases/database.entity.js';
 import type { DatabaseJobs } from '../databases/database.jobs.js';
@@ -56,6 +56,7 @@ function satisfies(value: unknown, wanted: unknown): boolean {
   return value === wanted;
 }
 export const PLAN: RestorePlan = {
+  base_backup_id: 'bkp_k3v9x0q2m8t4b7w1c5zd',
   base_backup_url: 'https://s3/base.tar.zst',
   base_backup_sha256: 'ab'.repeat(32),
   base_backup_size_bytes: 4096,

@@ -5,14 +5,14 @@ import { PITR_PATTERNS } from '@pgcloud/contracts';
 import type { FailedJob, Job, JobRunner } from '@pgcloud/jobs';
 import { PermanentJobError, enqueue, holdJob } from '@pgcloud/jobs';
 import { Outbox } from '@pgcloud/messaging';
-import { checkTlsLogin } from '@pgcloud/postgres';
 import { hostname } from 'node:os';
 import { RpcClient } from '@pgcloud/messaging';
 import { ProvisionerConfig } from '../config.js';
-import { SecretBox } from '../credentials/secret-box.js';
+import { SecretBox } from '@pgcloud/config';
 import { openCredentials } from '../credentials/sealed-credentials.js';
 import { DatabaseJobs } from '../databases/database.jobs.js';
 import type { RestoreOutcome, RestoreSpec } from '../drivers/database-driver.js';
+import { assertTlsLogin } from '../drivers/tls-login.js';
 import { CorruptArchiveError, DatabaseDriver } from '../drivers/database-driver.js';
 import type { RestoreJobPayload } from './restore-failures.js';
 import { DELETED_REASON, RESTORE_FAILURES, RestoreFailures } from './restore-failures.js';
@@ -216,15 +216,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
     await tracker.phase('swapping');
     await timer.phase('swap', async () => {
       const endpoint = await this.driver.swapInRestore(serverId, restore.id);
-      const encrypted = await checkTlsLogin({
-        host: endpoint.host,
-        port: endpoint.port,
-        database: target.name,
-        user: target.name,
-        password,
-        caPem: await this.driver.caCertificate(),
-      });
-      if (!encrypted) throw new Error('the restored server accepted a login without TLS');
+      await assertTlsLogin(this.driver, endpoint, { name: target.name, password });
       // Where the swapped-in server answers (a database restored into has had none yet).
       await this.databases.setHost(target.id, endpoint.host);
     });
@@ -291,7 +283,7 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
           this.rpc.call(PITR_PATTERNS.pauseForRestore, ctx, { database_id: target.id }),
         );
       building.throwIfAborted();
-      const { walFilesApplied, stepSeconds } = await this.build({
+      const { walFilesApplied, stepSeconds, copiedPoint } = await this.build({
         serverId,
         restoreId: restore.id,
         archive: { url: plan.base_backup_url, sha256: plan.base_backup_sha256 },
@@ -314,6 +306,9 @@ export class RestoreJobs implements OnApplicationBootstrap, OnApplicationShutdow
         ...(restore.kind === 'pitr' ? { walFilesApplied } : {}),
       });
       if (restore.kind === 'pitr') await tracker.replayed(walFilesApplied);
+      // A branch at a past point records the point it holds (docs/api/databases.md#branches).
+      if (target.parentDatabaseId && copiedPoint)
+        await this.databases.setParentPoint(target.id, copiedPoint.lsn, copiedPoint.at);
     } catch (err) {
       // Nothing is undone under a server still being made, and its failure is the reason.
       const createFailure = await creating?.then(

@@ -9,7 +9,7 @@ import type {
   RequestContext,
   RestoreRef,
 } from '@pgcloud/contracts';
-import { BACKUP_PATTERNS, DomainError, isId, newId } from '@pgcloud/contracts';
+import { BACKUP_PATTERNS, DomainError, PROJECT_PATTERNS, isId, newId } from '@pgcloud/contracts';
 import { RpcClient, assertTimeLeft, requireUser, waitWithinDeadline } from '@pgcloud/messaging';
 import { isUniqueViolation } from '@pgcloud/postgres';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -144,15 +144,26 @@ export class RestoresService {
       if (request.target_database === undefined) {
         await this.restores.transaction((manager) => begin(manager));
       } else {
-        // The new database counts against the quota and takes the name at once.
+        // The new database counts against the quota and takes the name at once. A branch
+        // (docs/api/databases.md#branches) goes into its own project, with its own size.
+        const branch = request.branch;
+        const projectId = branch
+          ? (await this.rpc.call(PROJECT_PATTERNS.check, ctx, { id: branch.project_id })).id
+          : source.projectId;
         await this.databases.insert(
           ctx,
           {
             ownerId,
-            projectId: source.projectId,
+            projectId,
             name: request.target_database,
             region: source.region,
-            config: source.config,
+            config: { ...source.config, ...branch?.config },
+            ...(branch && {
+              expiresAt: branch.expires_at ? new Date(branch.expires_at) : null,
+              parentDatabaseId: source.id,
+              parentName: source.name,
+              parentProjectId: source.projectId,
+            }),
           },
           'restoring',
           (manager, target) => begin(manager, target),

@@ -3,7 +3,8 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OsUser, PgTools, SocketAddress } from '@pgcloud/postgres';
 import { checkTlsLogin, chownFile, ensureOwnedDir, startPostmaster } from '@pgcloud/postgres';
-import type { RestoreOutcome, RestoreSpec } from '../database-driver.js';
+import type { CopiedPoint, RestoreOutcome, RestoreSpec } from '../database-driver.js';
+import { copiedPointOf } from './copied-point.js';
 import { CorruptArchiveError } from '../database-driver.js';
 import { downloadAndExtract } from './archive-extract.js';
 import { pgCtl } from './pg-ctl.js';
@@ -52,6 +53,11 @@ export interface RestoreBuildContext {
   serverSettings?: Readonly<Record<string, string>>;
   /** Marks the checked data (after the checking server stopped), as part of the check. */
   seal?: (dataDir: string) => Promise<void>;
+  /**
+   * Looks at the checked server while it still runs (after the TLS login), on its socket:
+   * a restore drill's checks. Its failure fails the build.
+   */
+  inspect?: (address: SocketAddress) => Promise<void>;
 }
 
 // A server in recovery comes up (takes sessions, or reports standby) once it is consistent:
@@ -158,6 +164,7 @@ async function buildOnSpool(
       : undefined;
   const { signal } = spec;
   let checkAt = recoveryAt;
+  let copiedPoint: CopiedPoint | undefined;
   try {
     const replay =
       spool && spec.recovery
@@ -172,6 +179,8 @@ async function buildOnSpool(
     await clearRecoverySettings(paths.dataDir, osUser);
     await spool?.stop();
     signal?.throwIfAborted();
+    // Before the names and passwords are set, which commit transactions of their own.
+    copiedPoint = await copiedPointOf(address);
     checkAt = performance.now();
     spec.progress?.step('check');
     await adoptRestoredRoles(address, spec);
@@ -184,6 +193,7 @@ async function buildOnSpool(
       caPem: context.caPem,
     });
     if (!encrypted) throw new Error('the restored server accepted a login without TLS');
+    await context.inspect?.(address);
   } catch (err) {
     // Cancelled or failed anywhere from its start on: the checking server goes at once (it
     // may still be starting, or replaying), its data with the next attempt.
@@ -200,6 +210,7 @@ async function buildOnSpool(
   const seconds = (from: number, to: number) => (to - from) / 1000;
   return {
     walFilesApplied,
+    ...(copiedPoint ? { copiedPoint } : {}),
     stepSeconds: {
       download: seconds(startedAt, recoveryAt),
       recover: seconds(recoveryAt, checkAt),

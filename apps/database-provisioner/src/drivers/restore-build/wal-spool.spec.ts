@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import type { Server } from 'node:http';
@@ -9,7 +10,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { WAL_SEGMENT_BYTES } from '@pgcloud/postgres';
 import type { RestoreSegment } from '../database-driver.js';
-import { spoolFiles, startWalSpool } from './wal-spool.js';
+import { BrokenWalError } from '../database-driver.js';
+import { recordedMd5, spoolFiles, startWalSpool } from './wal-spool.js';
 
 const OS_USER = { name: 'x', uid: 0, gid: 0, switchUser: false };
 const NAMES = ['000000010000000000000003', '000000010000000000000004', '000000010000000000000005'];
@@ -30,16 +32,19 @@ describe('WAL spool', () => {
   // Each segment's answer waits for its gate; a segment listed in `failing` answers 500.
   const gates = new Map<string, Promise<void>>();
   const failing = new Set<string>();
+  const missing = new Set<string>();
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'pgcloud-spool-'));
     gates.clear();
     failing.clear();
+    missing.clear();
     // Each segment in two pieces: /<name>/1 answers `wal of `, /<name>/2 the name.
     server = createServer((request, response) => {
       const [name = '', piece] = (request.url ?? '').slice(1).split('/');
       void (gates.get(name) ?? Promise.resolve()).then(() => {
         if (failing.has(name)) return void response.writeHead(500).end();
+        if (missing.has(name)) return void response.writeHead(404).end();
         response.writeHead(200).end(Buffer.from(piece === '1' ? 'wal of ' : name));
       });
     });
@@ -122,6 +127,54 @@ describe('WAL spool', () => {
     assert.equal(await restoreCommand(spool.restoreCommand, NAMES[1] ?? '', target), 255);
     assert.match(String(spool.failure()), /HTTP 500/);
     await spool.stop();
+  });
+
+  it('checks each object against the MD5 the archive recorded for it', async () => {
+    const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+    const recorded = segments().map((segment) => ({
+      ...segment,
+      etags: [`"${md5('wal of ')}"`, md5(segment.name)],
+    }));
+    const good = await startWalSpool(recorded, join(dir, 'good'), OS_USER);
+    for (const name of NAMES)
+      assert.equal(await restoreCommand(good.restoreCommand, name, join(dir, 'x')), 0);
+    await good.stop();
+    assert.equal(good.failure(), undefined);
+
+    // The second object of the second segment is not what was stored; a multipart ETag
+    // (no MD5 of the bytes) is not checked.
+    const changed = recorded.map((segment, i) =>
+      i === 1 ? { ...segment, etags: [`${md5('x')}-2`, md5('something else')] } : segment,
+    );
+    const bad = await startWalSpool(changed, join(dir, 'bad'), OS_USER);
+    assert.equal(await restoreCommand(bad.restoreCommand, NAMES[1] ?? '', join(dir, 'y')), 255);
+    assert.ok(bad.failure() instanceof BrokenWalError);
+    assert.match(String(bad.failure()), /WAL segment \w+ \(object 2\) is not the bytes archived/);
+    await bad.stop();
+  });
+
+  it('takes a complete segment missing from the store for a broken archive', async () => {
+    missing.add(NAMES[2] ?? '');
+    const complete = segments().map((segment) => ({ ...segment, partial: false }));
+    const spool = await startWalSpool(complete, join(dir, 'spool'), OS_USER);
+    assert.equal(await restoreCommand(spool.restoreCommand, NAMES[2] ?? '', join(dir, 'x')), 255);
+    assert.ok(spool.failure() instanceof BrokenWalError);
+    assert.match(String(spool.failure()), /is missing from the object store/);
+    await spool.stop();
+  });
+
+  it('takes a piece of the segment still being written, gone, for an old plan', async () => {
+    missing.add(NAMES[2] ?? '');
+    const spool = await startWalSpool(segments(), join(dir, 'spool'), OS_USER);
+    assert.equal(await restoreCommand(spool.restoreCommand, NAMES[2] ?? '', join(dir, 'x')), 255);
+    assert.ok(spool.failure() && !(spool.failure() instanceof BrokenWalError), 'retried');
+    await spool.stop();
+  });
+
+  it('reads an ETag as an MD5 only when it is one', () => {
+    assert.equal(recordedMd5('"0123456789ABCDEF0123456789abcdef"'), '0123456789abcdef'.repeat(2));
+    for (const etag of [null, undefined, '', '"abc"', `${'a'.repeat(32)}-3`])
+      assert.equal(recordedMd5(etag), undefined, String(etag));
   });
 
   it('fails a fetch that stalls, aborting recovery rather than keep it waiting', async () => {

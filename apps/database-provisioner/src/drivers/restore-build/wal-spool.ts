@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { OsUser } from '@pgcloud/postgres';
 import { WAL_SEGMENT_BYTES, chownFile, ensureOwnedDir } from '@pgcloud/postgres';
 import type { RestoreSegment } from '../database-driver.js';
+import { BrokenWalError } from '../database-driver.js';
 import { fetchedBody } from './fetched-body.js';
 
 // Segments fetched at once: S3 answers each in about 0.3 s, replay eats one in 0.1 s.
@@ -147,15 +149,28 @@ async function fetchSegment(
   const fetching = `${path}.part`;
   const timeout = AbortSignal.timeout(timeoutMs);
   const stopped = AbortSignal.any([signal, timeout]);
-  // A segment uploaded in pieces is their bytes one after the other.
+  // A segment uploaded in pieces is their bytes one after the other, each checked against
+  // the MD5 the object store answered when the archive stored it.
   async function* pieces(): AsyncGenerator<Uint8Array> {
     for (const [i, url] of segment.urls.entries()) {
+      const object = `WAL segment ${segment.name} (object ${i + 1})`;
       const response = await fetch(url, { signal: stopped });
       if (!response.ok || !response.body) {
         await response.body?.cancel();
-        throw new Error(`WAL segment ${segment.name} (object ${i + 1}): HTTP ${response.status}`);
+        // The segment still being written gives up its pieces once it is complete and
+        // stored whole: a piece gone is a plan grown old (a retry plans again), not a gap.
+        if (response.status === 404 && !segment.partial)
+          throw new BrokenWalError(`${object} is missing from the object store`);
+        throw new Error(`${object}: HTTP ${response.status}`);
       }
-      yield* fetchedBody(response.body, stopped);
+      const md5 = recordedMd5(segment.etags?.[i]);
+      const hash = createHash('md5');
+      for await (const chunk of fetchedBody(response.body, stopped) as AsyncIterable<Uint8Array>) {
+        hash.update(chunk);
+        yield chunk;
+      }
+      if (md5 !== undefined && hash.digest('hex') !== md5)
+        throw new BrokenWalError(`${object} is not the bytes archived (its MD5 differs)`);
     }
   }
   await pipeline(pieces, createWriteStream(fetching, { mode: 0o600 })).catch((err: unknown) => {
@@ -169,11 +184,17 @@ async function fetchSegment(
     // Short WAL would end replay early and pass for "no commit after the target".
     const expected = segment.partial ? segment.sizeBytes : WAL_SEGMENT_BYTES;
     if (size < expected || size > WAL_SEGMENT_BYTES)
-      throw new Error(`WAL segment ${segment.name} has ${size} bytes, not ${expected}`);
+      throw new BrokenWalError(`WAL segment ${segment.name} has ${size} bytes, not ${expected}`);
     if (size < WAL_SEGMENT_BYTES) await file.truncate(WAL_SEGMENT_BYTES);
   } finally {
     await file.close();
   }
   await chownFile(fetching, osUser);
   await rename(fetching, path);
+}
+
+/** The MD5 an ETag stands for (a single upload's, quoted or not); undefined for others. */
+export function recordedMd5(etag: string | null | undefined): string | undefined {
+  const bare = etag?.replace(/^"|"$/g, '').toLowerCase();
+  return bare && /^[0-9a-f]{32}$/.test(bare) ? bare : undefined;
 }
