@@ -16,7 +16,7 @@ import { CreateRestores1763810000000 } from '../migrations/1763810000000-create-
 import { RestoreTargetText1763910000000 } from '../migrations/1763910000000-restore-target-text.js';
 import { resealCredentials } from '../migrations/1764100000000-reseal-credentials.js';
 import { openCredentials } from './sealed-credentials.js';
-import { SecretBox } from './secret-box.js';
+import { SecretBox } from '@pgcloud/config';
 
 const BEFORE_RESEAL = [
   CreateDatabases1763780000000,

@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { sealCredentials } from '../credentials/sealed-credentials.js';
-import type { SecretBox } from '../credentials/secret-box.js';
+import type { SecretBox } from '@pgcloud/config';
 
 interface CredentialsRow {
   database_id: string;
