@@ -6,7 +6,8 @@ import { ProvisionerConfig } from '../config.js';
 import { DatabaseJobs } from '../databases/database.jobs.js';
 import type { DatabaseEntity } from '../databases/database.entity.js';
 import { DatabasesRepository } from '../databases/databases.repository.js';
-import { DatabasesService, toDatabase } from '../databases/databases.service.js';
+import { DatabasesService } from '../databases/databases.service.js';
+import { toDatabase } from '../databases/database-view.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
 
 /**

@@ -21,6 +21,14 @@ export function storageAction(
   return 'none';
 }
 
+/**
+ * True when the data fits a limit of `storageGib` with room to spare: under 90% of it, so
+ * the server is writable there (a resize to less storage needs this).
+ */
+export function fitsUnderLimit(usedBytes: number, storageGib: number): boolean {
+  return usedBytes < storageGib * GIB * RELEASE_BELOW;
+}
+
 /** The fence's grace: how far past its limit a server may get before it is fenced. */
 export interface FenceGrace {
   percent: number;
