@@ -101,10 +101,11 @@ export class PitrController {
 }
 
 /** A restore's target and where it goes, and nothing else the message carries. */
-function restoreOf(body: PitrRestoreRequest): PitrRestoreDto {
+function restoreOf(body: PitrRestoreRequest): PitrRestoreDto & Pick<PitrRestoreRequest, 'branch'> {
   return {
     ...targetOf(body),
     ...(body.target_database == null ? {} : { target_database: body.target_database }),
+    ...(body.branch == null ? {} : { branch: body.branch }),
   };
 }
 

@@ -6,6 +6,7 @@ import type {
   DatabaseRef,
   PitrPlanRequest,
   PitrRestoreDto,
+  PitrRestoreRequest,
   PitrTargetFields,
   RequestContext,
   RestoreDryRun,
@@ -45,7 +46,7 @@ export class PitrRestores {
   async restore(
     ctx: RequestContext,
     ref: DatabaseRef,
-    request: PitrRestoreDto,
+    request: PitrRestoreDto & Pick<PitrRestoreRequest, 'branch'>,
   ): Promise<CreatedPitrRestore> {
     const { archive, base, target, stopsAt } = await this.targets.accept(ctx, ref, request, true);
     // The base backup it replays from stays, with the WAL after it, while it runs (an
@@ -128,6 +129,8 @@ export class PitrRestores {
         urls: await Promise.all(keys.map((key) => this.link(key))),
         partial: false,
         size_bytes: segment.sizeBytes,
+        // What S3 answered as each was stored: a drill checks the bytes it downloads by them.
+        ...(segment.etags?.length === keys.length ? { etags: segment.etags } : {}),
       });
       next++;
     }
@@ -143,11 +146,15 @@ export class PitrRestores {
       const key = segmentKey(archive.projectId, archive.databaseId, archive.timeline, name);
       // What the window counts on: WAL cut short would pass for the end of the WAL.
       const size = Number(archived - segmentStart(next));
-      const pieces = (await this.store.list(`${key}.`)).map(pieceOf).filter((p) => !!p);
-      const chain = chainOf(pieces, size);
+      const objects = await this.store.list(`${key}.`);
+      const chain = chainOf(
+        objects.map(pieceOf).filter((p) => !!p),
+        size,
+      );
       if (!chain) throw new Error(`the archive of ${archive.databaseId} misses pieces of ${name}`);
       const urls = await Promise.all(chain.map((piece) => this.link(piece.key)));
-      wal.push({ name, urls, partial: true, size_bytes: size });
+      const etags = chain.map((piece) => objects.find((o) => o.key === piece.key)?.etag ?? null);
+      wal.push({ name, urls, partial: true, size_bytes: size, etags });
     }
     return { ...backup, wal_segments: wal, ...target };
   }
@@ -175,7 +182,7 @@ export class PitrRestores {
 /** What the provisioner is asked to restore to, for real or as a dry run. */
 function restoreRequest(
   ref: DatabaseRef,
-  request: PitrRestoreDto,
+  request: PitrRestoreDto & Pick<PitrRestoreRequest, 'branch'>,
   target: PitrTargetFields,
 ): CreateRestoreRequest {
   return {
@@ -184,5 +191,7 @@ function restoreRequest(
     kind: 'pitr',
     ...target,
     ...(request.target_database === undefined ? {} : { target_database: request.target_database }),
+    // A branch at this point (docs/api/databases.md#branches): the provisioner makes it.
+    ...(request.branch === undefined ? {} : { branch: request.branch }),
   };
 }
