@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiError, ApiUnreachableError, apiErrorOf } from '@pgcloud/api-client';
-import type { LocalDatabaseDetail, LocalDatabaseList, LocalDeleted } from '@pgcloud/contracts';
+import type {
+  LocalDatabaseDetail,
+  LocalDatabaseList,
+  LocalDeleted,
+  LocalSnapshot,
+  LocalSnapshotList,
+} from '@pgcloud/contracts';
 import { CliError, EXIT } from './exit-codes.js';
 import { configDirectory } from './settings-files.js';
 
@@ -14,12 +20,19 @@ export type {
   LocalDatabaseDetail,
   LocalDatabaseList,
   LocalDeleted,
+  LocalSnapshot,
+  LocalSnapshotList,
 } from '@pgcloud/contracts';
 
-/** Body of POST /databases: `template` names an existing local database to copy. */
+/**
+ * Body of POST /databases: `template` names an existing local database to copy;
+ * `ttlSeconds` and `temporary` say how long it lives.
+ */
 export interface CreateLocalDatabase {
   name: string;
   template?: string;
+  ttlSeconds?: number;
+  temporary?: boolean;
 }
 
 /** The daemon's address and token, and the fetch to use (a test passes a fake). */
@@ -30,7 +43,7 @@ export interface LocalDaemonOptions {
 }
 
 /**
- * The local daemon's four routes. The daemon has no OpenAPI document; its answers use the
+ * The local daemon's routes: its databases and their snapshots. The daemon has no OpenAPI document; its answers use the
  * cloud API's envelope, so its errors are ApiError (exit codes by code and status) and a
  * daemon that does not answer is ApiUnreachableError.
  */
@@ -55,6 +68,20 @@ export class LocalDaemonClient {
 
   delete(name: string): Promise<LocalDeleted> {
     return this.request('DELETE', `/databases/${encodeURIComponent(name)}`);
+  }
+
+  snapshot(name: string, snapshot: string): Promise<LocalSnapshot> {
+    return this.request('POST', `/databases/${encodeURIComponent(name)}/snapshots`, {
+      name: snapshot,
+    });
+  }
+
+  snapshots(name: string): Promise<LocalSnapshotList> {
+    return this.request('GET', `/databases/${encodeURIComponent(name)}/snapshots`);
+  }
+
+  reset(name: string, snapshot: string): Promise<LocalDatabaseDetail> {
+    return this.request('POST', `/databases/${encodeURIComponent(name)}/reset`, { snapshot });
   }
 
   private async request<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -11,19 +11,23 @@ import express from 'express';
 import { AccessToken } from './access/access-token.js';
 import { BearerTokenGuard } from './access/bearer-token.guard.js';
 import { Catalogue } from './catalogue/catalogue.js';
+import { DatabaseExpiry, EXPIRY_SWEEP_MS } from './databases/database-expiry.js';
 import { DatabaseInspector } from './databases/database-inspector.js';
 import { LocalDatabasesController } from './databases/local-databases.controller.js';
 import { LocalDatabasesService } from './databases/local-databases.service.js';
 import { ServerDatabases } from './databases/server-databases.js';
 import { ManagedServer } from './server/managed-server.js';
+import { SnapshotCatalogue } from './catalogue/snapshot-catalogue.js';
+import { LocalSnapshotsController } from './snapshots/local-snapshots.controller.js';
+import { LocalSnapshots } from './snapshots/local-snapshots.service.js';
 
 /** The local daemon: its token, the server it manages, and the databases API. */
 @Module({})
 export class AppModule implements NestModule {
-  static forRoot(server: ManagedServer, token: AccessToken): DynamicModule {
+  static forRoot(server: ManagedServer, token: AccessToken, sweepSeconds: number): DynamicModule {
     return {
       module: AppModule,
-      controllers: [LocalDatabasesController],
+      controllers: [LocalDatabasesController, LocalSnapshotsController],
       providers: [
         { provide: ManagedServer, useValue: server },
         { provide: AccessToken, useValue: token },
@@ -31,6 +35,10 @@ export class AppModule implements NestModule {
         ServerDatabases,
         DatabaseInspector,
         LocalDatabasesService,
+        SnapshotCatalogue,
+        LocalSnapshots,
+        { provide: EXPIRY_SWEEP_MS, useValue: sweepSeconds * 1000 },
+        DatabaseExpiry,
         { provide: APP_GUARD, useClass: BearerTokenGuard },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
@@ -41,6 +49,8 @@ export class AppModule implements NestModule {
 
   /** Bodies are read only on known routes, so an unknown route is 404 before any 413. */
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(express.json({ limit: BODY_LIMIT })).forRoutes(LocalDatabasesController);
+    consumer
+      .apply(express.json({ limit: BODY_LIMIT }))
+      .forRoutes(LocalDatabasesController, LocalSnapshotsController);
   }
 }

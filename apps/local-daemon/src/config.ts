@@ -42,6 +42,15 @@ export class DaemonConfig {
   @Max(65535)
   DAEMON_PG_PORT: number = 5481;
 
+  /**
+   * How often, in seconds, the daemon drops the databases whose expiry passed
+   * (docs/api/local-daemon.md#expiry); at most a minute, so none outlives its time by more.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(60)
+  DAEMON_EXPIRY_SWEEP_SECONDS: number = 30;
+
   /** The daemon's own small database on the server: when each database was created. */
   @Length(1, 63)
   @Matches(/^[a-z_][a-z0-9_]*$/, { message: 'must be lowercase letters, digits and underscores' })

@@ -32,7 +32,7 @@ export async function startDaemon(config: DaemonConfig): Promise<INestApplicatio
   let app: NestExpressApplication | undefined;
   try {
     app = await NestFactory.create<NestExpressApplication>(
-      AppModule.forRoot(server, new AccessToken(token)),
+      AppModule.forRoot(server, new AccessToken(token), config.DAEMON_EXPIRY_SWEEP_SECONDS),
       { bodyParser: false, abortOnError: false, logger: createLogger('local-daemon', config) },
     );
     // Request ids first, so even a refused Host gets one; then the Host, before routing.

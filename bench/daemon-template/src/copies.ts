@@ -40,3 +40,44 @@ export async function timeCreatedb(
   );
   return performance.now() - started;
 }
+
+/** Milliseconds from sending a daemon request to its answer, checked for `status`. */
+async function timeRequest(
+  send: () => Promise<{ status: number; body: unknown }>,
+  status: number,
+  what: string,
+): Promise<number> {
+  const started = performance.now();
+  const answer = await send();
+  const answered = performance.now();
+  if (answer.status !== status)
+    throw new Error(`${what} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  return answered - started;
+}
+
+/** Milliseconds of POST /databases/{template}/snapshots to its 201 answer. */
+export function timeSnapshot(api: ApiClient, snapshot: string): Promise<number> {
+  return timeRequest(
+    () => api.post(`/databases/${TEMPLATE}/snapshots`, { name: snapshot }),
+    201,
+    'POST .../snapshots',
+  );
+}
+
+/** Milliseconds of POST /databases/{template}/reset to its 200 answer (the detail record). */
+export function timeReset(api: ApiClient, snapshot: string): Promise<number> {
+  return timeRequest(
+    () => api.post(`/databases/${TEMPLATE}/reset`, { snapshot }),
+    200,
+    'POST .../reset',
+  );
+}
+
+/** Deletes a snapshot of the template. */
+export async function deleteSnapshot(api: ApiClient, snapshot: string): Promise<void> {
+  await timeRequest(
+    () => api.delete(`/databases/${TEMPLATE}/snapshots/${snapshot}`),
+    200,
+    'DELETE .../snapshots',
+  );
+}

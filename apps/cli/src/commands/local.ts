@@ -1,6 +1,8 @@
+import { durationMs } from '@pgcloud/config/duration';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { runs } from '../context.js';
+import { CliError, EXIT } from '../exit-codes.js';
 import type { LocalDatabaseDetail } from '../local-daemon-client.js';
 import {
   DEFAULT_DAEMON_URL,
@@ -11,7 +13,10 @@ import {
 import { renderFields, renderTable } from '../output.js';
 import { formatBytes } from '../progress.js';
 
-/** `local list|create|get|delete`: databases of the local daemon (docs/api/local-daemon.md). */
+/**
+ * `local list|create|get|delete|snapshot|snapshots|reset`: databases of the local daemon
+ * and their snapshots (docs/api/local-daemon.md).
+ */
 export function registerLocalCommands(program: Command): void {
   const local = program
     .command('local')
@@ -39,11 +44,18 @@ export function registerLocalCommands(program: Command): void {
       .command('create')
       .description('Create a local database, empty or as a copy of another')
       .argument('<name>', 'the new database name (lowercase letters, digits, _ and -)')
-      .option('--template <database>', 'copy this existing local database (it must be idle)'),
+      .option('--template <database>', 'copy this existing local database (it must be idle)')
+      .option('--ttl <duration>', 'drop it this long from now: 90s, 30m, 2h, 7d (at most 30d)')
+      .option('--temporary', 'drop it when the daemon stops'),
   ).action(
     runs(async (ctx, name: string) => {
-      const template = (ctx.options as { template?: string }).template;
-      const created = await daemon(ctx).create({ name, ...(template ? { template } : {}) });
+      const { template, ttl, temporary } = ctx.options as CreateFlags;
+      const created = await daemon(ctx).create({
+        name,
+        ...(template ? { template } : {}),
+        ...(ttl !== undefined ? { ttlSeconds: ttlSecondsOf(ttl) } : {}),
+        ...(temporary ? { temporary } : {}),
+      });
       ctx.out.result(
         created,
         () => showLocalDatabase(created),
@@ -63,6 +75,61 @@ export function registerLocalCommands(program: Command): void {
       ctx.out.result(
         detail,
         () => showLocalDatabase(detail),
+        () => detail.name,
+      );
+    }),
+  );
+
+  withLocalOptions(
+    local
+      .command('snapshot')
+      .description('Keep a copy of a local database as it is now, to reset it to later')
+      .argument('<name>', 'the local database (no other session may be connected to it)')
+      .argument('<snapshot>', 'a name for the snapshot, unique among its snapshots'),
+  ).action(
+    runs(async (ctx, name: string, snapshot: string) => {
+      const taken = await daemon(ctx).snapshot(name, snapshot);
+      ctx.out.result(
+        taken,
+        () => `Snapshot ${taken.name} of ${taken.database} taken (${formatBytes(taken.size)}).`,
+        () => taken.name,
+      );
+    }),
+  );
+
+  withLocalOptions(
+    local
+      .command('snapshots')
+      .description("List a local database's snapshots, oldest first")
+      .argument('<name>', 'the local database'),
+  ).action(
+    runs(async (ctx, name: string) => {
+      const answer = await daemon(ctx).snapshots(name);
+      ctx.out.result(
+        answer,
+        () =>
+          renderTable(answer.snapshots, [
+            { header: 'name', value: (s) => s.name },
+            { header: 'size', value: (s) => formatBytes(s.size) },
+            { header: 'created', value: (s) => s.createdAt },
+          ]),
+        () => answer.snapshots.map((s) => s.name).join('\n'),
+      );
+    }),
+  );
+
+  withLocalOptions(
+    local
+      .command('reset')
+      .description('Bring a local database back to a snapshot (its open sessions are ended)')
+      .argument('<name>', 'the local database')
+      .argument('<snapshot>', 'one of its snapshots'),
+  ).action(
+    runs(async (ctx, name: string, snapshot: string) => {
+      const detail = await daemon(ctx).reset(name, snapshot);
+      ctx.out.result(
+        detail,
+        () => `Local database ${detail.name} is back at snapshot ${snapshot}.`,
         () => detail.name,
       );
     }),
@@ -113,6 +180,7 @@ export function showLocalDatabase(detail: LocalDatabaseDetail): string {
     ['name', detail.name],
     ['size', formatBytes(detail.size)],
     ['created', detail.createdAt],
+    ['expires', detail.expiresAt ?? (detail.temporary ? 'when the daemon stops' : 'never')],
     ['tables', detail.tables],
     ['views', detail.views],
     ['functions', detail.functions],
@@ -125,4 +193,24 @@ export function showLocalDatabase(detail: LocalDatabaseDetail): string {
     ['user', connection.user],
     ['password', '(hidden: see --json)'],
   ]);
+}
+
+/** The flags of `local create`. */
+interface CreateFlags {
+  template?: string;
+  ttl?: string;
+  temporary?: boolean;
+}
+
+/** `--ttl` in whole seconds (a duration such as 90s, 30m, 2h or 7d). */
+export function ttlSecondsOf(ttl: string): number {
+  try {
+    return durationMs(ttl) / 1000;
+  } catch {
+    throw new CliError(
+      EXIT.usage,
+      'DURATION_INVALID',
+      `--ttl takes a duration such as 90s, 30m, 2h or 7d, not "${ttl}"`,
+    );
+  }
 }

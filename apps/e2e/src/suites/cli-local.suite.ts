@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import type { LocalDatabaseDetail, LocalDatabaseList } from '@pgcloud/contracts';
+import type {
+  LocalDatabaseDetail,
+  LocalDatabaseList,
+  LocalSnapshot,
+  LocalSnapshotList,
+} from '@pgcloud/contracts';
 import type { ApiClient } from '@pgcloud/testing';
 import type { LocalDaemon } from '@pgcloud/devstack';
 import { expectData } from '../support/assertions.js';
@@ -60,6 +65,27 @@ describe('pgcloud local: the daemon from the command line', () => {
       assert.deepEqual(await user.json(['local', 'delete', name]), { name, deleted: true });
     const missing = await user.run(['local', 'get', 'cli-copy']);
     assert.equal(missing.code, 4, missing.stderr);
+  });
+
+  it('snapshots a database, lists its snapshots and resets it to one', async () => {
+    const db = await user.json<LocalDatabaseDetail>(['local', 'create', 'cli-snapped']);
+    const url = db.connection.connectionString;
+    await sql(url, 'CREATE TABLE kept (n int); INSERT INTO kept VALUES (1)');
+    const taken = await user.json<LocalSnapshot>(['local', 'snapshot', 'cli-snapped', 'one']);
+    assert.deepEqual(
+      { name: taken.name, database: taken.database },
+      { name: 'one', database: 'cli-snapped' },
+    );
+    const listed = await user.json<LocalSnapshotList>(['local', 'snapshots', 'cli-snapped']);
+    assert.deepEqual(listed, expectData(await api.get('/databases/cli-snapped/snapshots'), 200));
+    await sql(url, 'INSERT INTO kept VALUES (2)');
+    const reset = await user.run(['local', 'reset', 'cli-snapped', 'one']);
+    assert.equal(reset.code, 0, reset.stderr);
+    assert.equal(reset.stdout, 'Local database cli-snapped is back at snapshot one.\n');
+    assert.deepEqual(await sql(url, 'SELECT n FROM kept'), [{ n: 1 }]);
+    const unknown = await user.run(['local', 'reset', 'cli-snapped', 'two']);
+    assert.equal(unknown.code, 4, unknown.stderr);
+    await user.json(['local', 'delete', 'cli-snapped']);
   });
 
   it('exits 3 without the token file and 6 when no daemon answers', async () => {

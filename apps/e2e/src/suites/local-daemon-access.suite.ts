@@ -22,6 +22,10 @@ describe('local daemon: token, Host and slow clients', () => {
         await api.get('/databases/anything'),
         await api.post('/databases', { name: 'never-made' }),
         await api.delete('/databases/anything'),
+        await api.post('/databases/anything/snapshots', { name: 'never-made' }),
+        await api.get('/databases/anything/snapshots'),
+        await api.delete('/databases/anything/snapshots/anything'),
+        await api.post('/databases/anything/reset', { snapshot: 'anything' }),
       ]) {
         expectError(response, 401, 'AUTH_REQUIRED');
         assert.equal(response.headers.get('www-authenticate'), 'Bearer');

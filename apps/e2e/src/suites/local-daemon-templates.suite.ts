@@ -103,7 +103,7 @@ describe('local daemon: databases from templates', () => {
     );
   });
 
-  it('lists every database with its size, tableCount and createdAt', async () => {
+  it('lists every database with its size, tableCount, createdAt and lifetime', async () => {
     const { databases } = expectData<LocalDatabaseList>(await api.get('/databases'), 200);
     const byName = new Map(databases.map((database) => [database.name, database]));
     for (const name of ['shop-template', 'shop-dev']) {
@@ -118,6 +118,8 @@ describe('local daemon: databases from templates', () => {
       'size',
       'tableCount',
       'createdAt',
+      'expiresAt',
+      'temporary',
     ]);
     assert.equal(byName.get('shop-template')?.createdAt, template.createdAt);
     for (const hidden of ['postgres', 'template0', 'template1', 'pgcloud_daemon'])

@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Patch, Post } from '@nestjs/common';
 import type { LocalDatabaseDetail, LocalDatabaseList, LocalDeleted } from '@pgcloud/contracts';
-import { CreateLocalDatabaseDto } from '@pgcloud/contracts';
+import { CreateLocalDatabaseDto, UpdateLocalDatabaseDto } from '@pgcloud/contracts';
 import { LocalDatabasesService } from './local-databases.service.js';
 
 /** The local daemon's API (docs/api/local-daemon.md). */
@@ -21,6 +21,14 @@ export class LocalDatabasesController {
   @Get(':name')
   get(@Param('name') name: string): Promise<LocalDatabaseDetail> {
     return this.databases.get(name);
+  }
+
+  @Patch(':name')
+  update(
+    @Param('name') name: string,
+    @Body() body: UpdateLocalDatabaseDto,
+  ): Promise<LocalDatabaseDetail> {
+    return this.databases.update(name, body);
   }
 
   @Delete(':name')

@@ -3,6 +3,7 @@ import { beforeEach, describe, it } from 'node:test';
 import type { LocalConnection } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
 import type { Catalogue, DatabaseIdentity } from '../catalogue/catalogue.js';
+import type { SnapshotCatalogue } from '../catalogue/snapshot-catalogue.js';
 import type { ManagedServer } from '../server/managed-server.js';
 import type { DatabaseContents, DatabaseInspector } from './database-inspector.js';
 import { LocalDatabasesService } from './local-databases.service.js';
@@ -30,6 +31,7 @@ class FakeServer {
   created: { name: string; template: string; owner?: string }[] = [];
   dropped: string[] = [];
   forgotten: string[] = [];
+  lifetimes = new Map<string, { expiresAt: Date | null; temporary: boolean }>();
   /** Errors the next create or inspection throws, as node-postgres would. */
   createError?: Error;
   inspectError?: Error;
@@ -73,8 +75,27 @@ class FakeServer {
         name === 'vanishing' ? Promise.reject(pgError('3D000')) : Promise.resolve(2),
     } as unknown as DatabaseInspector;
     const catalogue = {
-      createdAt: (found: readonly DatabaseIdentity[]) =>
-        Promise.resolve(new Map(found.map((d) => [d.name, new Date(Date.UTC(2026, 0, 1))]))),
+      entries: (found: readonly DatabaseIdentity[]) =>
+        Promise.resolve(
+          new Map(
+            found.map((d) => [
+              d.name,
+              {
+                createdAt: new Date(Date.UTC(2026, 0, 1)),
+                expiresAt: this.lifetimes.get(d.name)?.expiresAt ?? null,
+                temporary: this.lifetimes.get(d.name)?.temporary ?? false,
+              },
+            ]),
+          ),
+        ),
+      setLifetime: (name: string, lifetime: { expiresAt: Date | null; temporary?: boolean }) => {
+        const before = this.lifetimes.get(name);
+        this.lifetimes.set(name, {
+          expiresAt: lifetime.expiresAt,
+          temporary: lifetime.temporary ?? before?.temporary ?? false,
+        });
+        return Promise.resolve();
+      },
       prune: () => Promise.resolve(),
       forget: (name: string) => {
         this.forgotten.push(name);
@@ -93,7 +114,11 @@ class FakeServer {
         connectionString: `postgresql://pgcloud:pw@127.0.0.1:5481/${database}`,
       }),
     } as unknown as ManagedServer;
-    return new LocalDatabasesService(server, databases, inspector, catalogue);
+    const snapshots = {
+      all: () => Promise.resolve([]),
+      removeAll: () => Promise.resolve(),
+    } as unknown as SnapshotCatalogue;
+    return new LocalDatabasesService(server, databases, inspector, catalogue, snapshots);
   }
 }
 
@@ -124,6 +149,8 @@ describe('LocalDatabasesService', () => {
       'name',
       'size',
       'createdAt',
+      'expiresAt',
+      'temporary',
       'tables',
       'views',
       'functions',
@@ -223,5 +250,29 @@ describe('LocalDatabasesService', () => {
     server.add('shop');
     server.inspectError = pgError('57P01');
     assert.equal(await refusal(service.get('shop')), 'DATABASE_NOT_FOUND');
+  });
+
+  it('keeps an expiry and a temporary mark, moves and clears the expiry, refuses a bad one', async () => {
+    const before = Date.now();
+    const made = await service.create({ name: 'brief', ttlSeconds: 60, temporary: true });
+    assert.ok(Date.parse(made.expiresAt ?? '') >= before + 60_000);
+    assert.equal(made.temporary, true);
+    const at = new Date(Date.now() + 86_400_000).toISOString();
+    const moved = await service.update('brief', { expiresAt: at });
+    assert.equal(moved.expiresAt, at);
+    assert.equal(moved.temporary, true, 'a PATCH leaves the temporary mark');
+    assert.equal((await service.update('brief', { expiresAt: null })).expiresAt, null);
+    assert.equal(await refusal(service.update('brief', {})), 'VALIDATION_ERROR');
+    assert.equal(await refusal(service.update('absent', { ttlSeconds: 5 })), 'DATABASE_NOT_FOUND');
+    const past = new Date(Date.now() - 1000).toISOString();
+    assert.equal(
+      await refusal(service.create({ name: 'late', expiresAt: past })),
+      'VALIDATION_ERROR',
+    );
+    assert.deepEqual(
+      server.created.map((c) => c.name),
+      ['brief'],
+      'a refused create makes nothing',
+    );
   });
 });

@@ -5,11 +5,15 @@ import type {
   LocalDatabaseDetail,
   LocalDatabaseList,
   LocalDeleted,
+  UpdateLocalDatabaseDto,
 } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
+import type { CatalogueEntry } from '../catalogue/catalogue.js';
 import { Catalogue } from '../catalogue/catalogue.js';
+import { SnapshotCatalogue } from '../catalogue/snapshot-catalogue.js';
 import { ManagedServer } from '../server/managed-server.js';
 import { DatabaseInspector } from './database-inspector.js';
+import { requestedExpiry } from './lifetime.js';
 import type { ServerDatabase } from './server-databases.js';
 import { ServerDatabases } from './server-databases.js';
 
@@ -23,7 +27,7 @@ export const SYSTEM_DATABASES = ['postgres', 'template0', 'template1'];
  */
 const BLANK_TEMPLATE = 'template0';
 const LIST_CONCURRENCY = 4;
-const PG_ERRORS = {
+export const PG_ERRORS = {
   invalidCatalogName: '3D000', // no such database
   adminShutdown: '57P01', // our session was ended: DROP DATABASE ... WITH (FORCE), say
   objectInUse: '55006',
@@ -40,6 +44,7 @@ export class LocalDatabasesService {
     private readonly databases: ServerDatabases,
     private readonly inspector: DatabaseInspector,
     private readonly catalogue: Catalogue,
+    private readonly snapshots: SnapshotCatalogue,
   ) {
     this.hidden = [...SYSTEM_DATABASES, server.catalogueDatabase];
   }
@@ -53,12 +58,12 @@ export class LocalDatabasesService {
     });
     const present = counted.filter((database) => database !== undefined);
     await this.catalogue.prune();
-    const createdAt = await this.catalogue.createdAt(present);
+    const entries = await this.catalogue.entries(present);
     const databases: LocalDatabase[] = present.map((database) => ({
       name: database.name,
       size: database.size,
       tableCount: database.tableCount,
-      createdAt: iso(createdAt.get(database.name)),
+      ...lifeOf(entries.get(database.name)),
     }));
     return { databases };
   }
@@ -75,6 +80,7 @@ export class LocalDatabasesService {
    */
   async create(request: CreateLocalDatabaseDto): Promise<LocalDatabaseDetail> {
     const { name, template } = request;
+    const expiresAt = requestedExpiry(request, Date.now()) ?? null;
     if (template !== undefined && (await this.findVisible(template)) === undefined)
       throw new DomainError('TEMPLATE_NOT_FOUND', `There is no database '${template}' to copy.`);
     if (this.hidden.includes(name) || (await this.databases.exists(name))) throw nameTaken(name);
@@ -87,27 +93,60 @@ export class LocalDatabasesService {
       });
     const created = await this.databases.find(name, this.hidden);
     if (created === undefined) throw databaseNotFound(name); // dropped at once by someone else
+    await this.catalogue.entries([created]);
+    await this.catalogue.setLifetime(name, { expiresAt, temporary: request.temporary ?? false });
     return this.detail(created);
   }
 
-  /** Drops a database, ending its sessions first. */
+  /** Moves or clears a database's expiry (docs/api/local-daemon.md#expiry). */
+  async update(name: string, request: UpdateLocalDatabaseDto): Promise<LocalDatabaseDetail> {
+    const expiresAt = requestedExpiry(request, Date.now());
+    if (expiresAt === undefined)
+      throw new DomainError('VALIDATION_ERROR', 'The request is not valid.', [
+        { field: 'expiresAt', message: 'give expiresAt (null for never) or ttlSeconds' },
+      ]);
+    const database = await this.findVisible(name);
+    if (database === undefined) throw databaseNotFound(name);
+    await this.catalogue.entries([database]);
+    await this.catalogue.setLifetime(name, { expiresAt });
+    return this.detail(database);
+  }
+
+  /** Drops a database, ending its sessions first, and its snapshots with it. */
   async delete(name: string): Promise<LocalDeleted> {
-    if ((await this.findVisible(name)) === undefined) throw databaseNotFound(name);
+    const database = await this.findVisible(name);
+    if (database === undefined) throw databaseNotFound(name);
     await this.databases.drop(name).catch((err: unknown) => {
       throw pgCode(err) === PG_ERRORS.invalidCatalogName ? databaseNotFound(name) : err;
     });
     await this.catalogue.forget(name);
+    for (const copy of await this.snapshots.all(database.oid))
+      await this.databases.dropIfExists(copy);
+    await this.snapshots.removeAll(database.oid);
     return { name, deleted: true };
+  }
+
+  /** Drops the snapshots of databases that are gone, however they went. */
+  async dropOrphanSnapshots(): Promise<void> {
+    for (const copy of await this.snapshots.orphans()) await this.databases.dropIfExists(copy);
+  }
+
+  /** A visible database of that name, or DATABASE_NOT_FOUND; recorded in the catalogue. */
+  async visible(name: string): Promise<ServerDatabase> {
+    const database = await this.findVisible(name);
+    if (database === undefined) throw databaseNotFound(name);
+    await this.catalogue.entries([database]);
+    return database;
   }
 
   private async detail(database: ServerDatabase): Promise<LocalDatabaseDetail> {
     const contents = await this.inspector.contents(database.name).catch(ifGone(undefined));
     if (contents === undefined) throw databaseNotFound(database.name);
-    const createdAt = await this.catalogue.createdAt([database]);
+    const entries = await this.catalogue.entries([database]);
     return {
       name: database.name,
       size: database.size,
-      createdAt: iso(createdAt.get(database.name)),
+      ...lifeOf(entries.get(database.name)),
       tables: contents.tables,
       views: contents.views,
       functions: contents.functions,
@@ -134,7 +173,7 @@ function nameTaken(name: string): DomainError {
   return new DomainError('DATABASE_NAME_TAKEN', `The name '${name}' is taken on this server.`);
 }
 
-function templateInUse(template: string): DomainError {
+export function templateInUse(template: string): DomainError {
   return new DomainError(
     'TEMPLATE_IN_USE',
     `The template '${template}' has open connections; close them and try again.`,
@@ -163,13 +202,18 @@ function ifGone<T>(fallback: T): (err: unknown) => T {
   };
 }
 
-function pgCode(err: unknown): string | undefined {
+export function pgCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 }
 
-function iso(date: Date | undefined): string {
-  return (date ?? new Date()).toISOString();
+/** A database's times as the API shows them, from its catalogue entry. */
+function lifeOf(entry: CatalogueEntry | undefined) {
+  return {
+    createdAt: (entry?.createdAt ?? new Date()).toISOString(),
+    expiresAt: entry?.expiresAt?.toISOString() ?? null,
+    temporary: entry?.temporary ?? false,
+  };
 }
 
 /** Maps items with at most `limit` calls in flight, keeping their order. */

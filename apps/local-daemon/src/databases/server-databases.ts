@@ -82,9 +82,37 @@ export class ServerDatabases {
     );
   }
 
+  /**
+   * A copy of `source` that takes no connections (so no list shows it and nobody changes
+   * it), owned by the daemon's session role: a snapshot, or a reset's copy of one.
+   */
+  async copyClosed(name: string, source: string, owner?: string): Promise<number> {
+    const ownedBy = owner === undefined ? '' : ` OWNER ${quoteIdent(owner)}`;
+    await this.server.query(
+      `CREATE DATABASE ${quoteIdent(name)}${ownedBy} TEMPLATE ${quoteIdent(source)}
+         STRATEGY FILE_COPY ALLOW_CONNECTIONS false`,
+    );
+    const rows = await this.server.query<{ oid: number }>(
+      'SELECT oid FROM pg_database WHERE datname = $1',
+      [name],
+    );
+    return Number(rows[0]?.oid);
+  }
+
+  /** Gives a closed copy its database's name, and opens it to connections. */
+  async open(copy: string, name: string): Promise<void> {
+    await this.server.query(`ALTER DATABASE ${quoteIdent(copy)} RENAME TO ${quoteIdent(name)}`);
+    await this.server.query(`ALTER DATABASE ${quoteIdent(name)} ALLOW_CONNECTIONS true`);
+  }
+
   /** DROP DATABASE, ending its open sessions first. */
   async drop(name: string): Promise<void> {
     await this.server.query(`DROP DATABASE ${quoteIdent(name)} WITH (FORCE)`);
+  }
+
+  /** DROP DATABASE IF EXISTS: a copy that may not have been made. */
+  async dropIfExists(name: string): Promise<void> {
+    await this.server.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
   }
 }
 

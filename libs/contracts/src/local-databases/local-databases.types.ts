@@ -7,6 +7,10 @@ export interface LocalDatabase {
   tableCount: number;
   /** When the daemon created the database, or first saw it. */
   createdAt: string;
+  /** When the daemon drops it; null when never. */
+  expiresAt: string | null;
+  /** Dropped when the daemon stops. */
+  temporary: boolean;
 }
 
 /** GET /databases of the local daemon. */
@@ -42,6 +46,8 @@ export interface LocalDatabaseDetail {
   name: string;
   size: number;
   createdAt: string;
+  expiresAt: string | null;
+  temporary: boolean;
   tables: number;
   views: number;
   functions: number;
@@ -55,4 +61,19 @@ export interface LocalDatabaseDetail {
 export interface LocalDeleted {
   name: string;
   deleted: true;
+}
+
+/** A snapshot of a local database (docs/api/local-daemon.md#snapshots). */
+export interface LocalSnapshot {
+  name: string;
+  /** The database it is a copy of. */
+  database: string;
+  /** Bytes on disk. */
+  size: number;
+  createdAt: string;
+}
+
+/** GET /databases/{name}/snapshots of the local daemon, oldest first. */
+export interface LocalSnapshotList {
+  snapshots: LocalSnapshot[];
 }
