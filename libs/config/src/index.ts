@@ -4,3 +4,5 @@ export * from './storage-env.js';
 export * from './loopback.js';
 export * from './secret-file.js';
 export * from './socket-timeouts-env.js';
+export * from './duration.js';
+export * from './secret-box.js';
