@@ -9,6 +9,8 @@ import { AuthController } from './auth/auth.controller.js';
 import { BackupsController } from './backups/backups.controller.js';
 import { PitrController } from './pitr/pitr.controller.js';
 import { RestoresController } from './restores/restores.controller.js';
+import { DrillsController } from './drills/drills.controller.js';
+import { WebhooksController } from './webhooks/webhooks.controller.js';
 import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
 import { TokenLookup } from './auth/token-lookup.js';
 import { TokenCache } from './auth/token-cache.js';
@@ -32,7 +34,9 @@ const CONTROLLERS = [
   DatabasesController,
   BackupsController,
   RestoresController,
+  DrillsController,
   PitrController,
+  WebhooksController,
   CaCertificateController,
   HealthController,
   AuthController,

@@ -3,10 +3,12 @@ import { Command } from 'commander';
 import { registerAuthCommands } from './commands/auth.js';
 import { registerBackupCommands } from './commands/backups.js';
 import { registerDatabaseCommands } from './commands/databases.js';
+import { registerDrillCommands } from './commands/drills.js';
 import { registerLocalCommands } from './commands/local.js';
 import { registerPitrCommands } from './commands/pitr.js';
 import { registerProjectCommands } from './commands/projects.js';
 import { registerTokenCommands } from './commands/tokens.js';
+import { registerWebhookCommands } from './commands/webhooks.js';
 
 const { version } = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -36,6 +38,8 @@ export function buildProgram(): Command {
   registerDatabaseCommands(program);
   registerBackupCommands(program);
   registerPitrCommands(program);
+  registerDrillCommands(program);
+  registerWebhookCommands(program);
   registerLocalCommands(program);
   // Help is `--help` everywhere; groups do not inherit that from the program.
   const withoutHelpCommand = (command: Command): void => {

@@ -1,5 +1,6 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Module } from '@nestjs/common';
+import { SecretBox } from '@pgcloud/config';
 import { SERVICE_CALLS } from '@pgcloud/contracts';
 import {
   HealthController,
@@ -10,11 +11,15 @@ import {
 } from '@pgcloud/messaging';
 import { metadataTypeOrmModule } from '@pgcloud/postgres';
 import { ProvisionerConfig } from './config.js';
-import { SecretBox } from './credentials/secret-box.js';
 import { CredentialsEntity, DatabaseEntity } from './databases/database.entity.js';
 import { DatabaseJobs } from './databases/database.jobs.js';
 import { DatabasesController } from './databases/databases.controller.js';
 import { DatabasesService } from './databases/databases.service.js';
+import { DatabaseUpdates } from './databases/database-updates.js';
+import { DatabaseResizes } from './resize/database-resizes.js';
+import { DatabaseBranches } from './branches/database-branches.js';
+import { BranchJobs } from './branches/branch.jobs.js';
+import { ResizeJobs } from './resize/resize.jobs.js';
 import { DatabasesRepository } from './databases/databases.repository.js';
 import { ServerLockRepository } from './databases/server-lock.repository.js';
 import { driverProviders } from './drivers/driver-providers.js';
@@ -41,11 +46,22 @@ import { RestoreStepSeconds1764700000000 } from './migrations/1764700000000-rest
 import { RestoreCancel1764800000000 } from './migrations/1764800000000-restore-cancel.js';
 import { StorageFence1764900000000 } from './migrations/1764900000000-storage-fence.js';
 import { CleanupFrom1765000000000 } from './migrations/1765000000000-cleanup-from.js';
+import { RestoreDrills1765200000000 } from './migrations/1765200000000-restore-drills.js';
+import { DatabaseExpiry1765300000000 } from './migrations/1765300000000-database-expiry.js';
+import { DatabaseResizing1765400000000 } from './migrations/1765400000000-database-resizing.js';
+import { DatabaseBranches1765500000000 } from './migrations/1765500000000-database-branches.js';
+import { DatabaseExpiry } from './databases/database-expiry.js';
+import { DrillEntity } from './drills/drill.entity.js';
+import { DrillJobs } from './drills/drill.jobs.js';
+import { DrillScheduler } from './drills/drill-scheduler.js';
+import { DrillsController } from './drills/drills.controller.js';
+import { DrillsRepository } from './drills/drills.repository.js';
+import { DrillsService } from './drills/drills.service.js';
 import { databaseHost } from './migrations/1764500000000-database-host.js';
 import { ProjectDeletedListener } from './databases/project-deleted.listener.js';
 
 export const PROVISIONER_SCHEMA = 'provisioner';
-const ENTITIES = [DatabaseEntity, CredentialsEntity, RestoreEntity];
+const ENTITIES = [DatabaseEntity, CredentialsEntity, RestoreEntity, DrillEntity];
 
 /** database-provisioner: databases, their credentials and their servers. */
 @Module({})
@@ -76,10 +92,14 @@ export class AppModule {
             RestoreCancel1764800000000,
             StorageFence1764900000000,
             CleanupFrom1765000000000,
+            RestoreDrills1765200000000,
+            DatabaseExpiry1765300000000,
+            DatabaseResizing1765400000000,
+            DatabaseBranches1765500000000,
           ],
         }),
       ],
-      controllers: [DatabasesController, RestoresController, HealthController],
+      controllers: [DatabasesController, RestoresController, DrillsController, HealthController],
       providers: [
         {
           provide: RpcClient,
@@ -99,10 +119,20 @@ export class AppModule {
         DatabasesRepository,
         ServerLockRepository,
         DatabasesService,
+        DatabaseUpdates,
+        DatabaseResizes,
+        DatabaseBranches,
+        BranchJobs,
+        ResizeJobs,
+        DatabaseExpiry,
         RestoreJobs,
         RestoresRepository,
         RestoresService,
         OverdueRestores,
+        DrillsRepository,
+        DrillJobs,
+        DrillsService,
+        DrillScheduler,
         Reconciler,
         StorageWatch,
         DiskWatermark,

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { CommonEnv, ConfigError, validateEnv } from '@pgcloud/config';
+import { CommonEnv, ConfigError, DURATION_PATTERN, validateEnv } from '@pgcloud/config';
 import { pgBinDir } from '@pgcloud/postgres';
 import {
   IsDefined,
@@ -237,6 +237,40 @@ export class ProvisionerConfig extends CommonEnv {
   @Min(100)
   @Max(2000)
   RESTORE_PROGRESS_INTERVAL_MS: number = 1000;
+
+  /** How often, in seconds, databases whose expires_at passed are looked for and removed. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  DATABASE_EXPIRY_SWEEP_SECONDS: number = 60;
+
+  /**
+   * How often each Free-tier database's backup is proven restorable by an automated drill
+   * (docs/api/drills.md#automated-drills): a duration such as `7d`, `12h` or `30m`.
+   */
+  @Matches(DURATION_PATTERN, { message: 'must be a duration such as 7d, 12h or 30m' })
+  DRILL_INTERVAL_FREE: string = '7d';
+
+  /** The same for Pro-tier databases. */
+  @Matches(DURATION_PATTERN, { message: 'must be a duration such as 1d, 12h or 30m' })
+  DRILL_INTERVAL_PRO: string = '1d';
+
+  /** Drills that run at once in the whole deployment, whichever replicas run them. */
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  DRILL_CONCURRENCY: number = 1;
+
+  /** Manual drills a Free-tier database may have in 24 hours. */
+  @IsInt() @Min(0) DRILL_DAILY_LIMIT_FREE: number = 3;
+  /** Manual drills a Pro-tier database may have in 24 hours. */
+  @IsInt() @Min(0) DRILL_DAILY_LIMIT_PRO: number = 20;
+
+  /** How often, in seconds, the drill schedule looks for databases due a drill. */
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  DRILL_SCHEDULE_SECONDS: number = 60;
 
   get portRange(): { first: number; last: number } {
     const [first, last] = this.DATABASE_PORT_RANGE.split('-').map(Number);

@@ -22,6 +22,7 @@ const WRITERS: Record<string, RegExp> = {
   'databases/databases.repository.ts':
     /status: DATABASE_MOVES\[move\]\.to\b|SET status = 'deleting'/,
   'restores/restores.repository.ts': /status: RESTORE_MOVES\[move\]\.to\b|\bphase\b/,
+  'drills/drills.repository.ts': /status: DRILL_MOVES\[move\]\.to\b|\bphase\b/,
 };
 
 /** The argument text of every `.update(` call in `code`, to its closing parenthesis. */
@@ -43,8 +44,9 @@ const STATE_KEY = /\b(status|phase)\s*:/;
 const STATE_SQL = /\bUPDATE\b[^`]*\bSET\b[^`]*\b(status|phase)\s*=/i;
 
 /**
- * Every write of a database's or a restore's status or phase is a move of its lifecycle's
- * table (databases/database-lifecycle.ts, restores/restore-lifecycle.ts), made by its
+ * Every write of a database's, a restore's or a drill's status or phase is a move of its
+ * lifecycle's table (databases/database-lifecycle.ts, restores/restore-lifecycle.ts,
+ * drills/drill-lifecycle.ts), made by its
  * repository, which refuses a move the table does not hold. This proves no other file
  * writes one, and that the repositories write only from the tables.
  */

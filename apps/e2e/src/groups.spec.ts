@@ -22,6 +22,7 @@ describe('the e2e groups', () => {
     const restores = [...suitesOfArea('restores')].sort();
     assert.deepEqual(restores, [
       'callee-checks',
+      'drills',
       'pitr-restores',
       'pitr-restores-in-place',
       'provisioner-search-path',
@@ -36,7 +37,7 @@ describe('the e2e groups', () => {
       ['faults', 'api', 'pitr'],
     );
     assert.ok(suitesOfArea('gateway').has('rate-limits'), 'by its areas');
-    assert.deepEqual([...suitesOfArea('kubernetes')], ['kubernetes-driver']);
+    assert.deepEqual([...suitesOfArea('kubernetes')], ['kubernetes-driver', 'kubernetes-drills']);
     assert.ok(specMatchesArea('apps/database-provisioner/dist/restores/x.spec.js', 'restores'));
     assert.ok(!specMatchesArea('apps/api-gateway/dist/http/body-parsing.spec.js', 'restores'));
     assert.ok(specMatchesArea('libs/kube-stand-in/dist/pod-env.spec.js', 'kubernetes'));

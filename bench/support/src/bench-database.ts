@@ -22,6 +22,9 @@ const BENCH_STACK_ENV = {
   RATE_LIMIT_FREE_BURST: '10000',
   DEVICE_POLL_INTERVAL_SECONDS: '1',
   LOG_LEVEL: 'warn',
+  // No automated drill (nor backup) of the bench's database while it is timed.
+  DRILL_SCHEDULE_SECONDS: '3600',
+  BACKUP_CHECK_INTERVAL_SECONDS: '3600',
 };
 
 /** The path parameters of a database's operations. */

@@ -37,6 +37,7 @@ export const APP_NAMES = [
   'database-provisioner',
   'backup-service',
   'pitr-worker',
+  'notification-service',
 ] as const;
 
 /** One of the cloud's processes. */
@@ -49,6 +50,7 @@ export const SERVICE_QUEUES = {
   databases: 'database-provisioner',
   backups: 'backup-service',
   pitr: 'pitr-worker',
+  notifications: 'notification-service',
 } as const;
 
 /** A service the gateway talks to. */

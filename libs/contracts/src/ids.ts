@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
 
 /** The type prefixes of pgcloud ids. */
-export type IdPrefix = 'user' | 'proj' | 'db' | 'srv' | 'bkp' | 'rstr' | 'dev' | 'tok';
+export type IdPrefix =
+  'user' | 'proj' | 'db' | 'srv' | 'bkp' | 'rstr' | 'drl' | 'dev' | 'tok' | 'whk' | 'msg' | 'dlv';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 const ID_BODY_LENGTH = 20;

@@ -4,9 +4,11 @@ import type { RpcDef } from './catalogue.js';
 import type { AppName, ServiceName } from './context.js';
 import { SERVICE_NAMES } from './context.js';
 import { DATABASE_PATTERNS } from './databases/databases.patterns.js';
+import { DRILL_PATTERNS } from './drills/drills.patterns.js';
 import { PITR_PATTERNS } from './pitr/pitr.patterns.js';
 import { PROJECT_PATTERNS } from './projects/projects.patterns.js';
 import { RESTORE_PATTERNS } from './restores/restores.patterns.js';
+import { WEBHOOK_PATTERNS } from './webhooks/webhooks.patterns.js';
 
 /** Every group of declared patterns, by the name code refers to it with. */
 export const PATTERN_GROUPS: Record<string, Record<string, RpcDef<object, unknown>>> = {
@@ -14,8 +16,10 @@ export const PATTERN_GROUPS: Record<string, Record<string, RpcDef<object, unknow
   PROJECT_PATTERNS,
   DATABASE_PATTERNS,
   RESTORE_PATTERNS,
+  DRILL_PATTERNS,
   BACKUP_PATTERNS,
   PITR_PATTERNS,
+  WEBHOOK_PATTERNS,
 };
 
 /** Every declared pattern. */
@@ -32,7 +36,8 @@ export const SERVICE_CALLS: Record<AppName, readonly ServiceName[]> = {
   'api-gateway': SERVICE_NAMES,
   'auth-service': [],
   'project-service': [],
-  'database-provisioner': ['projects', 'backups', 'pitr'],
+  'database-provisioner': ['projects', 'backups', 'pitr', 'auth'],
   'backup-service': ['databases', 'auth', 'pitr'],
   'pitr-worker': ['databases', 'backups'],
+  'notification-service': ['projects'],
 };

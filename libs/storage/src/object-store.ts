@@ -139,8 +139,10 @@ export class ObjectStore {
     return { size };
   }
 
-  /** Writes a small object whole (one PUT), replacing what was under `key`. */
-  /** Writes `key`; answers the object's ETag, as the store reports it. */
+  /**
+   * Writes a small object whole (one PUT), replacing what was under `key`; answers its
+   * ETag, as the store reports it.
+   */
   async put(
     key: string,
     body: Buffer,

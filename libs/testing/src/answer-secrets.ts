@@ -4,6 +4,8 @@ const SECRET_FIELDS = [
   'password',
   'download_url',
   'connection_string',
+  // A webhook endpoint's signing secret.
+  'secret',
 ];
 const secrets = new Set<string>();
 

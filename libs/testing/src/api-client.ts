@@ -56,6 +56,14 @@ export class ApiClient {
     return this.request<T>('POST', path, { ...options, body });
   }
 
+  patch<T = unknown>(
+    path: string,
+    body?: unknown,
+    options: RequestOptions = {},
+  ): Promise<ApiResponse<T>> {
+    return this.request<T>('PATCH', path, { ...options, body });
+  }
+
   delete<T = unknown>(path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     return this.request<T>('DELETE', path, options);
   }

@@ -1,13 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { RequestContext } from '@pgcloud/contracts';
 import {
   ConnectionDetails,
   CreateDatabaseDto,
   DATABASE_PATTERNS,
+  BranchList,
   Database,
   DatabaseList,
   Deleted,
+  UpdateDatabaseDto,
 } from '@pgcloud/contracts';
 import { RpcClient } from '@pgcloud/messaging';
 import { Ctx } from '../http/request-context.js';
@@ -45,15 +47,17 @@ export class DatabasesController {
     operationId: 'createDatabase',
     summary: 'Create a database',
     description:
-      'Answers at once with status `provisioning`; the database is `running` once its server accepts a TLS login.',
+      'Answers at once with status `provisioning`; the database is `running` once its server accepts a TLS login. With `from`, a branch of another of the caller’s databases (docs/api/databases.md#branches): `restoring` until its copy runs; the source must be `running`.',
   })
   @ApiEnvelope(Database, { status: 201, description: 'The new database, provisioning.' })
   @ApiErrors(
     'VALIDATION_ERROR',
     'AUTH_REQUIRED',
     'PROJECT_NOT_FOUND',
+    'DATABASE_NOT_FOUND',
     'QUOTA_EXCEEDED',
     'DATABASE_NAME_TAKEN',
+    'DATABASE_NOT_READY',
     'PAYLOAD_TOO_LARGE',
     'RATE_LIMIT_EXCEEDED',
     'SERVICE_UNAVAILABLE',
@@ -83,6 +87,48 @@ export class DatabasesController {
     });
   }
 
+  @Patch(':name')
+  @ApiDatabaseName()
+  @ApiOperation({
+    operationId: 'updateDatabase',
+    summary: 'Resize a database, or move or clear its expiry',
+    description:
+      '`config` resizes it (the parts given; bounds as at creation): it needs `running`, answers with the database `resizing`, and is `running` again once its server runs with the new size (one restart: sessions drop once). Less storage only while the data fits under 90% of it, and never where volumes only grow (409 STORAGE_IN_USE). `expires_at` moves the expiry (in the future, at most 365 days ahead; Free: 30), null clears it.',
+  })
+  @ApiEnvelope(Database, { status: 200, description: 'The database as changed.' })
+  @ApiErrors(
+    'VALIDATION_ERROR',
+    ...DATABASE_ROUTE_ERRORS,
+    'QUOTA_EXCEEDED',
+    'DATABASE_NOT_READY',
+    'STORAGE_IN_USE',
+    'PAYLOAD_TOO_LARGE',
+  )
+  update(
+    @Ctx() ctx: RequestContext,
+    @Param('project_id') projectId: string,
+    @Param('name') name: string,
+    @Body() body: UpdateDatabaseDto,
+  ): Promise<Database> {
+    return this.rpc.call(DATABASE_PATTERNS.update, ctx, { ...body, project_id: projectId, name });
+  }
+
+  @Get(':name/branches')
+  @ApiDatabaseName()
+  @ApiOperation({
+    operationId: 'listDatabaseBranches',
+    summary: 'The databases branched from a database',
+  })
+  @ApiEnvelope(BranchList, { status: 200, description: 'Its branches, oldest first.' })
+  @ApiErrors(...DATABASE_ROUTE_ERRORS)
+  branches(
+    @Ctx() ctx: RequestContext,
+    @Param('project_id') projectId: string,
+    @Param('name') name: string,
+  ): Promise<BranchList> {
+    return this.rpc.call(DATABASE_PATTERNS.branches, ctx, { project_id: projectId, name });
+  }
+
   @Get(':name/url')
   @ApiDatabaseName()
   @ApiOperation({
@@ -101,6 +147,25 @@ export class DatabasesController {
       project_id: projectId,
       name,
     });
+  }
+
+  @Post(':name/credentials/rotate')
+  @HttpCode(200)
+  @ApiDatabaseName()
+  @ApiOperation({
+    operationId: 'rotateDatabaseCredentials',
+    summary: "A new password for the database's login role",
+    description:
+      'New sessions with the old password are refused from this answer on; sessions open with it go on until they end. Answers the connection details with the new password, as `/url` does from then on. Needs `running` and not fenced (409 DATABASE_NOT_READY); a server busy with a restore or a removal answers 409 OPERATION_IN_PROGRESS.',
+  })
+  @ApiEnvelope(ConnectionDetails, { status: 200, description: 'How to connect now.' })
+  @ApiErrors(...DATABASE_ROUTE_ERRORS, 'DATABASE_NOT_READY', 'OPERATION_IN_PROGRESS')
+  rotateCredentials(
+    @Ctx() ctx: RequestContext,
+    @Param('project_id') projectId: string,
+    @Param('name') name: string,
+  ): Promise<ConnectionDetails> {
+    return this.rpc.call(DATABASE_PATTERNS.rotateCredentials, ctx, { project_id: projectId, name });
   }
 
   @Post(':name/storage/cleanup')

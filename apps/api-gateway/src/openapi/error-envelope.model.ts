@@ -21,8 +21,11 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   DATABASE_NOT_FOUND: 'no such database, or owned by another account',
   BACKUP_NOT_FOUND: 'no such backup, or owned by another account',
   RESTORE_NOT_FOUND: 'no such restore, or owned by another account',
+  DRILL_NOT_FOUND: 'no such drill, or owned by another account',
   TEMPLATE_NOT_FOUND: 'local daemon: no such template database',
+  SNAPSHOT_NOT_FOUND: 'local daemon: the database has no snapshot of that name',
   TOKEN_NOT_FOUND: 'no such token, or owned by another account',
+  WEBHOOK_NOT_FOUND: 'no such webhook endpoint in the project',
   NOT_FOUND: 'no such route or method',
   PROJECT_NAME_TAKEN: 'the account already has a project of that name',
   DATABASE_NAME_TAKEN: 'the project already has a database of that name',
@@ -33,9 +36,12 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     'a restore is already under way on that database, or a request with the same `Idempotency-Key` is still being answered',
   PITR_NOT_ENABLED: 'the route needs PITR enabled',
   TEMPLATE_IN_USE: 'local daemon: the template database has open connections',
+  SNAPSHOT_NAME_TAKEN: 'local daemon: the database has a snapshot of that name',
   RESTORE_NOT_CANCELLABLE: 'cancel of a restore that already finished or is swapping',
   COOLDOWN_ACTIVE:
     'the operation was asked again before its cooldown passed; retry after `Retry-After` seconds',
+  STORAGE_IN_USE:
+    'a resize to less storage than the data needs (under 90% of the new size), or less where volumes only grow',
   PAYLOAD_TOO_LARGE: 'body over 64 KiB',
   TARGET_TIME_INVALID: 'target_time outside the recovery window',
   IDEMPOTENCY_KEY_REUSED:

@@ -8,9 +8,12 @@ import {
   getDatabase,
   getDatabaseUrl,
   openStorageCleanup,
+  rotateDatabaseCredentials,
   listDatabases,
   unwrap,
+  updateDatabase,
 } from '@pgcloud/api-client';
+import { durationMs } from '@pgcloud/config/duration';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { runs, withCommonOptions } from '../context.js';
@@ -20,6 +23,7 @@ import { CliError, EXIT } from '../exit-codes.js';
 import { renderFields, renderTable } from '../output.js';
 import { Progress, pollUntil } from '../progress.js';
 import { psqlInvocation, runPsql, withCaFile } from '../psql-session.js';
+import { registerBranchCommands } from './branches.js';
 
 /** `db list|create|get|url|psql|delete`, each in a project. */
 export function registerDatabaseCommands(program: Command): void {
@@ -97,6 +101,70 @@ export function registerDatabaseCommands(program: Command): void {
 
   withCommonOptions(
     db
+      .command('rotate-password')
+      .description(
+        'Give the login role a new password: new sessions with the old one are refused at once',
+      )
+      .argument('<name>', 'the database (it must be running)'),
+    'project',
+  ).action(
+    runs(async (ctx, name: string) => {
+      const { client, project_id } = await scope(ctx);
+      const details = await unwrap(
+        rotateDatabaseCredentials({ client, path: { project_id, name } }),
+      );
+      ctx.out.result(
+        details,
+        () => details.connection_string,
+        () => details.connection_string,
+      );
+      ctx.out.note('Sessions opened with the old password go on until they end.');
+    }),
+  );
+
+  withCommonOptions(
+    db
+      .command('resize')
+      .description('Give a database a new size: its server restarts once with it')
+      .argument('<name>', 'the database')
+      .option('--cpu <vcpus>', 'vCPUs, 0.25-16 (Free: at most 1)', parseSize)
+      .option('--memory <gib>', 'GiB of memory, 0.25-64 (Free: at most 2)', parseSize)
+      .option('--storage <gib>', 'GiB of storage, 1-1024 (Free: at most 10)', parseSize)
+      .option('--wait', 'wait until it runs with the new size, showing progress on stderr'),
+    'project',
+  ).action(runs(resize));
+
+  registerBranchCommands(db);
+
+  withCommonOptions(
+    db
+      .command('expire')
+      .description('Set when the database is deleted on its own, or clear it')
+      .argument('<name>', 'the database')
+      .option('--in <duration>', 'from now: 90m, 24h, 7d (Free: at most 30d)')
+      .option('--at <time>', 'an ISO 8601 time with its zone, such as 2026-12-24T18:00:00Z')
+      .option('--never', 'clear the expiry'),
+    'project',
+  ).action(
+    runs(async (ctx, name: string) => {
+      const { client, project_id } = await scope(ctx);
+      const expires_at = expiryOf(ctx.options as ExpiryFlags);
+      const database = await unwrap(
+        updateDatabase({ client, path: { project_id, name }, body: { expires_at } }),
+      );
+      ctx.out.result(
+        database,
+        () =>
+          database.expires_at
+            ? `Database ${name} expires at ${database.expires_at}.`
+            : `Database ${name} does not expire.`,
+        () => database.expires_at ?? '',
+      );
+    }),
+  );
+
+  withCommonOptions(
+    db
       .command('cleanup')
       .description('Lift the storage fence for 15 minutes, to delete rows (BEGIN READ WRITE)')
       .argument('<name>', 'the fenced database'),
@@ -164,6 +232,39 @@ async function create(ctx: CliContext, name: string): Promise<void> {
     ctx.out.note(`Follow it with \`pgcloud db get ${name}\`, or create with --wait next time.`);
     return;
   }
+  await waitUntilRunning(ctx, client, project_id, name);
+}
+
+/** `db resize NAME [--cpu --memory --storage] [--wait]`: PATCH with the sizes given. */
+async function resize(ctx: CliContext, name: string): Promise<void> {
+  const flags = ctx.options as CreateDatabaseFlags & { wait?: boolean };
+  const { config } = createDatabaseBody(name, flags);
+  if (!config)
+    throw new CliError(EXIT.usage, 'NO_SIZE', 'give --cpu, --memory or --storage (or several)');
+  const { client, project_id } = await scope(ctx);
+  const resized = await unwrap(
+    updateDatabase({ client, path: { project_id, name }, body: { config } }),
+  );
+  if (!flags.wait || resized.status === 'running') {
+    ctx.out.result(
+      resized,
+      () => showDatabase(resized),
+      () => resized.id,
+    );
+    if (resized.status === 'resizing')
+      ctx.out.note(`Follow it with \`pgcloud db get ${name}\`, or resize with --wait next time.`);
+    return;
+  }
+  await waitUntilRunning(ctx, client, project_id, name);
+}
+
+/** Polls the database until it is running (its result) or failed (an error). */
+export async function waitUntilRunning(
+  ctx: CliContext,
+  client: Client,
+  project_id: string,
+  name: string,
+): Promise<void> {
   const final = await pollUntil({
     read: () => unwrap(getDatabase({ client, path: { project_id, name } })),
     done: (database) => database.status === 'running' || database.status === 'failed',
@@ -211,7 +312,7 @@ async function caCertificate(client: Client): Promise<string> {
   return result.data;
 }
 
-async function scope(ctx: CliContext): Promise<{ client: Client; project_id: string }> {
+export async function scope(ctx: CliContext): Promise<{ client: Client; project_id: string }> {
   const client = ctx.api();
   return { client, project_id: await ctx.projectId() };
 }
@@ -228,7 +329,7 @@ function storageUse(storage: Database['storage']): string {
   return `${gib(storage.used_bytes)} of ${gib(storage.limit_bytes)}${state}`;
 }
 
-function showDatabase(database: Database): string {
+export function showDatabase(database: Database): string {
   return renderFields([
     ['id', database.id],
     ['name', database.name],
@@ -241,5 +342,47 @@ function showDatabase(database: Database): string {
     ['used', storageUse(database.storage)],
     ['server', database.platform_service_id],
     ['created', database.created_at],
+    ['proven restorable', provenRestorable(database)],
+    ['expires', database.expires_at ?? 'never'],
   ]);
+}
+
+/** When the last drill passed, from which backup, and how long its restore took. */
+function provenRestorable(database: Database): string {
+  const proven = database.last_proven_restorable;
+  if (!proven) return 'not yet (pgcloud drills run)';
+  const replayed = proven.target_time ? `, replayed to ${proven.target_time}` : '';
+  return (
+    `${proven.at} by ${proven.drill_id} (backup ${proven.backup_id}${replayed}, ` +
+    `restored in ${proven.restore_seconds.toFixed(1)} s)`
+  );
+}
+
+/** The flags of `db expire`. */
+interface ExpiryFlags {
+  in?: string;
+  at?: string;
+  never?: boolean;
+}
+
+/** The expiry `db expire` asks for: exactly one of --in, --at and --never. */
+export function expiryOf(options: ExpiryFlags, nowMs = Date.now()): string | null {
+  const given = [options.in, options.at, options.never].filter((value) => value !== undefined);
+  if (given.length !== 1)
+    throw new CliError(
+      EXIT.usage,
+      'EXPIRY_REQUIRED',
+      'give exactly one of --in DURATION, --at TIME and --never',
+    );
+  if (options.never) return null;
+  if (options.at !== undefined) return options.at;
+  try {
+    return new Date(nowMs + durationMs(options.in ?? '')).toISOString();
+  } catch {
+    throw new CliError(
+      EXIT.usage,
+      'DURATION_INVALID',
+      `--in takes a duration such as 90m, 24h or 7d, not "${options.in}"`,
+    );
+  }
 }

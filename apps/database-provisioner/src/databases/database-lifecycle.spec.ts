@@ -14,6 +14,7 @@ const STATUSES = Object.keys({
   provisioning: true,
   running: true,
   restoring: true,
+  resizing: true,
   failed: true,
   deleting: true,
 } satisfies Record<DatabaseRecordStatus, true>) as DatabaseRecordStatus[];

@@ -16,10 +16,17 @@ export const DATABASE_MOVES = {
   restored: { from: ['restoring'], to: 'running' },
   /** A restore into it failed, or its own data could not be brought back. */
   restoreFailed: { from: ['restoring'], to: 'failed' },
+  /** A new size was asked for: its resize job applies it (docs/api/databases.md#resizing). */
+  resize: { from: ['running'], to: 'resizing' },
+  /** Its server runs with the new size, or (a resize that could not be applied) the old. */
+  resized: { from: ['resizing'], to: 'running' },
   /** Reconcile found its server and data gone. */
   lost: { from: ['running', 'restoring'], to: 'failed' },
   /** Deleted: it leaves the API at once, and its removal job takes the rest. */
-  remove: { from: ['provisioning', 'running', 'restoring', 'failed'], to: 'deleting' },
+  remove: {
+    from: ['provisioning', 'running', 'restoring', 'resizing', 'failed'],
+    to: 'deleting',
+  },
 } as const satisfies Record<
   string,
   { from: readonly DatabaseRecordStatus[]; to: DatabaseRecordStatus }
@@ -29,7 +36,17 @@ export type DatabaseMove = keyof typeof DATABASE_MOVES;
 
 /** What a move writes besides the status. */
 export type DatabaseMoveFields = Partial<
-  Pick<DatabaseEntity, 'error' | 'host' | 'storageFull' | 'storageFencedAt'>
+  Pick<
+    DatabaseEntity,
+    | 'error'
+    | 'host'
+    | 'config'
+    | 'storageFull'
+    | 'storageFencedAt'
+    | 'storageCleanupUntil'
+    | 'parentLsn'
+    | 'parentAt'
+  >
 >;
 
 /** True when the table lets a database in `from` make `move`. */

@@ -1,4 +1,4 @@
-import type { DatabaseConfig, DatabaseStatus } from '@pgcloud/contracts';
+import type { DatabaseConfig, DatabaseStatus, ProvenRestorable } from '@pgcloud/contracts';
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 /** API statuses plus `deleting`: gone from the API, its server still being removed. */
@@ -77,6 +77,32 @@ export class DatabaseEntity {
     },
   })
   storageCleanupFromBytes: number | null;
+
+  /** Its last passed restore drill (docs/api/drills.md); null until one passed. */
+  @Column({ name: 'last_proven_restorable', type: 'jsonb', nullable: true })
+  lastProvenRestorable: ProvenRestorable | null;
+
+  /** When it is deleted on its own (docs/api/databases.md#expiry); null for never. */
+  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
+  expiresAt: Date | null;
+
+  /** A branch: the database it was made from (docs/api/databases.md#branches); else null. */
+  @Column({ name: 'parent_database_id', type: 'text', nullable: true })
+  parentDatabaseId: string | null;
+
+  /** The parent's name and project when the branch was made. */
+  @Column({ name: 'parent_name', type: 'text', nullable: true })
+  parentName: string | null;
+
+  @Column({ name: 'parent_project_id', type: 'text', nullable: true })
+  parentProjectId: string | null;
+
+  /** The copied point: its WAL position and time, once the branch runs. */
+  @Column({ name: 'parent_lsn', type: 'text', nullable: true })
+  parentLsn: string | null;
+
+  @Column({ name: 'parent_at', type: 'timestamptz', nullable: true })
+  parentAt: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

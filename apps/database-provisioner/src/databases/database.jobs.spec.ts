@@ -8,7 +8,7 @@ import pg from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import { FindOperator } from 'typeorm';
 import type { ProvisionerConfig } from '../config.js';
-import type { SecretBox } from '../credentials/secret-box.js';
+import type { SecretBox } from '@pgcloud/config';
 import type { DatabaseDriver, ServerSpec } from '../drivers/database-driver.js';
 import { RestoreEntity } from '../restores/restore.entity.js';
 import { RestoresRepository } from '../restores/restores.repository.js';

@@ -5,11 +5,11 @@ import { DATABASE_EVENTS } from '@pgcloud/contracts';
 import type { FailedJob, Job, JobRunner } from '@pgcloud/jobs';
 import { enqueue, holdJob } from '@pgcloud/jobs';
 import { Outbox } from '@pgcloud/messaging';
-import { checkTlsLogin } from '@pgcloud/postgres';
 import { ProvisionerConfig } from '../config.js';
-import { SecretBox } from '../credentials/secret-box.js';
+import { SecretBox } from '@pgcloud/config';
 import { openCredentials } from '../credentials/sealed-credentials.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
+import { assertTlsLogin } from '../drivers/tls-login.js';
 import { RestoresRepository } from '../restores/restores.repository.js';
 import type { DatabaseEntity } from './database.entity.js';
 import type { Transaction } from './databases.repository.js';
@@ -91,14 +91,14 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
   /**
    * scheduleRemoval in the caller's transaction: each database not already leaving moves
    * to `deleting`, its removal is queued, and database.deleted is announced, whose
-   * listeners remove its backups and WAL archive.
+   * listeners remove its backups and WAL archive. Answers the databases it moved.
    */
   async markForRemoval(
     manager: Transaction,
     ctx: RequestContext,
     databaseIds: string[],
-  ): Promise<void> {
-    if (databaseIds.length === 0) return;
+  ): Promise<{ id: string; project_id: string }[]> {
+    if (databaseIds.length === 0) return [];
     // One statement, so of two deletes at once only one moves a record and announces it.
     const moved = await removeDatabases(manager, databaseIds);
     for (const { id, project_id } of moved) {
@@ -113,6 +113,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
         project_id,
       });
     }
+    return moved;
   }
 
   /** Queues again whatever a record still needs (reconcile after a crash; deduplicated). */
@@ -194,15 +195,7 @@ export class DatabaseJobs implements OnApplicationBootstrap, OnApplicationShutdo
       },
       signal,
     );
-    const encrypted = await checkTlsLogin({
-      host: endpoint.host,
-      port: endpoint.port,
-      database: record.name,
-      user: record.name,
-      password,
-      caPem: await this.driver.caCertificate(),
-    });
-    if (!encrypted) throw new Error('the login succeeded without TLS');
+    await assertTlsLogin(this.driver, endpoint, { name: record.name, password });
     signal.throwIfAborted();
     // Only for the attempt that still holds the job: one that lost it writes nothing.
     const moved = await this.databases.transaction(async (manager) => {

@@ -7,10 +7,13 @@ import {
   DatabaseRef,
   ProjectRef,
   RequestContext,
+  UpdateDatabaseRequest,
 } from '@pgcloud/contracts';
 import { Handles, MessageBody, MessageCtx } from '@pgcloud/messaging';
 import { DatabaseDriver } from '../drivers/database-driver.js';
 import { StorageCleanup } from '../storage/storage-cleanup.js';
+import { DatabaseBranches } from '../branches/database-branches.js';
+import { DatabaseUpdates } from './database-updates.js';
 import { DatabasesService } from './databases.service.js';
 
 /** Message handlers of database-provisioner. */
@@ -20,11 +23,18 @@ export class DatabasesController {
     private readonly databases: DatabasesService,
     private readonly driver: DatabaseDriver,
     private readonly cleanup: StorageCleanup,
+    private readonly updates: DatabaseUpdates,
+    private readonly branches: DatabaseBranches,
   ) {}
 
   @Handles(DATABASE_PATTERNS.create)
   create(@MessageCtx() ctx: RequestContext, @MessageBody() body: CreateDatabaseRequest) {
-    return this.databases.create(ctx, body);
+    return body.from ? this.branches.create(ctx, body) : this.databases.create(ctx, body);
+  }
+
+  @Handles(DATABASE_PATTERNS.branches)
+  listBranches(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
+    return this.branches.list(ctx, refOf(body));
   }
 
   @Handles(DATABASE_PATTERNS.list)
@@ -37,9 +47,19 @@ export class DatabasesController {
     return this.databases.get(ctx, refOf(body));
   }
 
+  @Handles(DATABASE_PATTERNS.update)
+  update(@MessageCtx() ctx: RequestContext, @MessageBody() body: UpdateDatabaseRequest) {
+    return this.updates.update(ctx, body);
+  }
+
   @Handles(DATABASE_PATTERNS.url)
   url(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
     return this.databases.url(ctx, refOf(body));
+  }
+
+  @Handles(DATABASE_PATTERNS.rotateCredentials)
+  rotateCredentials(@MessageCtx() ctx: RequestContext, @MessageBody() body: DatabaseRef) {
+    return this.databases.rotateCredentials(ctx, refOf(body));
   }
 
   @Handles(DATABASE_PATTERNS.delete)

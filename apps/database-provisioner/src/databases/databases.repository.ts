@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { DATABASE_STATUSES } from '@pgcloud/contracts';
 import type { EnqueueOptions, JobRunnerOptions } from '@pgcloud/jobs';
 import { JobRunner, enqueue } from '@pgcloud/jobs';
 import { queryRows } from '@pgcloud/postgres';
-import { DataSource, In, IsNull, Not } from 'typeorm';
+import { DataSource, In, IsNull, LessThanOrEqual, Not } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import type { DatabaseMove, DatabaseMoveFields } from './database-lifecycle.js';
 import { DATABASE_MOVES } from './database-lifecycle.js';
@@ -13,7 +14,7 @@ import { CredentialsEntity, DatabaseEntity } from './database.entity.js';
 export type Transaction = EntityManager;
 
 /** The statuses of a database the API shows: every one but `deleting`. */
-const LIVE = ['provisioning', 'running', 'restoring', 'failed'] as const;
+const LIVE = DATABASE_STATUSES;
 
 /** What the storage watch and a cleanup window write of a database: never its status. */
 export type StorageFields = Partial<
@@ -155,6 +156,23 @@ export class DatabasesRepository {
     });
   }
 
+  /** Records the point a branch was copied at. */
+  async setParentPoint(databaseId: string, lsn: string, at: string | null): Promise<void> {
+    await this.dataSource.manager.update(
+      DatabaseEntity,
+      { id: databaseId },
+      { parentLsn: lsn, parentAt: at === null ? null : new Date(at) },
+    );
+  }
+
+  /** The databases branched from one, whatever their project, unless being deleted. */
+  branchesOf(databaseId: string): Promise<DatabaseEntity[]> {
+    return this.dataSource.manager.find(DatabaseEntity, {
+      where: { parentDatabaseId: databaseId, status: Not('deleting') },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+  }
+
   /** The project's database of that name, unless it is being deleted. */
   findByName(projectId: string, name: string): Promise<DatabaseEntity | null> {
     return this.dataSource.manager.findOneBy(DatabaseEntity, {
@@ -162,6 +180,28 @@ export class DatabasesRepository {
       name,
       status: In([...LIVE]),
     });
+  }
+
+  /** Up to `limit` databases not leaving yet whose expires_at is at or before `now`. */
+  async expiredIds(now: Date, limit: number): Promise<string[]> {
+    const rows = await this.dataSource.manager.find(DatabaseEntity, {
+      select: { id: true },
+      where: { expiresAt: LessThanOrEqual(now), status: Not('deleting') },
+      order: { expiresAt: 'ASC' },
+      take: limit,
+    });
+    return rows.map((row) => row.id);
+  }
+
+  /** Sets or clears a database's expiry; false when it is leaving already. */
+  async setExpiry(databaseId: string, expiresAt: Date | null, tx?: Transaction): Promise<boolean> {
+    const rows = await queryRows<{ id: string }>(
+      tx ?? this.dataSource.manager,
+      `UPDATE provisioner.databases SET expires_at = $2, updated_at = now()
+        WHERE id = $1 AND status <> 'deleting' RETURNING id`,
+      [databaseId, expiresAt],
+    );
+    return rows.length > 0;
   }
 
   /** Every running database, oldest first. */
@@ -178,6 +218,11 @@ export class DatabasesRepository {
       status: 'running',
       storageFencedAt: IsNull(),
     });
+  }
+
+  /** Stores a new login password (sealed), in the caller's transaction. */
+  async replacePassword(tx: Transaction, databaseId: string, passwordSealed: string) {
+    await tx.update(CredentialsEntity, { databaseId }, { passwordSealed });
   }
 
   credentialsOf(databaseId: string): Promise<CredentialsEntity> {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import type {
   BackupSource,
@@ -23,16 +23,27 @@ import { isUniqueViolation } from '@pgcloud/postgres';
 import { DatabaseDriver, REPLICATION_ROLE } from '../drivers/database-driver.js';
 import { DiskWatermark } from '../storage/disk-watermark.js';
 import { ProvisionerConfig } from '../config.js';
-import { SecretBox } from '../credentials/secret-box.js';
-import { openCredentials, sealCredentials } from '../credentials/sealed-credentials.js';
+import { SecretBox } from '@pgcloud/config';
+import {
+  newPassword,
+  openCredentials,
+  sealCredentials,
+  sealPassword,
+} from '../credentials/sealed-credentials.js';
 import type { DatabaseEntity } from './database.entity.js';
 import { DatabaseJobs } from './database.jobs.js';
 import type { Transaction } from './databases.repository.js';
 import { DatabasesRepository } from './databases.repository.js';
 import { allocatePort } from './port-allocator.js';
-import { DEFAULT_CONFIG, assertWithinTier } from './tier-limits.js';
+import { DEFAULT_CONFIG, assertWithinTier, freeTierLimits } from './tier-limits.js';
+import type { NewDatabaseFields } from './database-view.js';
+import { toDatabase } from './database-view.js';
+import { assertExpiryWithinTier, requestedExpiry } from './expiry.js';
 
 /** Databases of a project: create, show, connect, delete (docs/api/databases.md). */
+// How long a rotation tries for its server's lock before answering OPERATION_IN_PROGRESS.
+const LOCK_TRIES_MS = 5000;
+
 @Injectable()
 export class DatabasesService {
   private readonly logger = new Logger(DatabasesService.name);
@@ -61,9 +72,12 @@ export class DatabasesService {
         },
       ]);
     }
+    const now = Date.now();
+    const expiresAt = requestedExpiry(request.expires_at, now);
     const project = await this.rpc.call(PROJECT_PATTERNS.check, ctx, { id: request.project_id });
     const config: DatabaseConfig = { ...DEFAULT_CONFIG, ...request.config };
     assertWithinTier(ctx.tier, config, 0, this.freeLimits()); // config first, count under the lock
+    assertExpiryWithinTier(ctx.tier, expiresAt, now);
     const record = await this.insert(
       ctx,
       {
@@ -72,6 +86,7 @@ export class DatabasesService {
         name: request.name,
         region: region ?? project.default_region,
         config,
+        expiresAt,
       },
       'provisioning',
       async (tx, inserted) => {
@@ -115,6 +130,66 @@ export class DatabasesService {
       user: record.name,
       connection_string: url.toString(),
     };
+  }
+
+  /**
+   * A new password for the login role (docs/api/databases.md#credentials): stored sealed
+   * and set on the server in one transaction, under the server's lock, so a failure leaves
+   * the old one in both; new sessions with the old one are refused from the answer on.
+   */
+  async rotateCredentials(ctx: RequestContext, ref: DatabaseRef): Promise<ConnectionDetails> {
+    const record = await this.findOwned(ctx, ref);
+    const password = newPassword();
+    // Reconcile holds the server's lock for moments; a restore or a removal for long, and
+    // the answer must not come after the caller gave up: a few seconds' tries at most.
+    const rotated = await this.retryLock(record.platformServiceId, () =>
+      this.databases.transaction(async (tx) => {
+        const current = await this.databases.lockForUpdate(tx, record.id);
+        if (current?.status !== 'running')
+          throw new DomainError(
+            'DATABASE_NOT_READY',
+            `Database ${record.name} is ${current?.status ?? 'gone'}, not running.`,
+          );
+        // A fenced server is held as for a restore: it takes no write, a new password none.
+        if (current.storageFencedAt)
+          throw new DomainError(
+            'DATABASE_NOT_READY',
+            `Database ${record.name} is fenced over its storage limit; rotate once it is not.`,
+          );
+        await this.databases.replacePassword(
+          tx,
+          record.id,
+          sealPassword(this.secrets, record.id, password),
+        );
+        await this.outbox.add(tx, DATABASE_EVENTS.credentialsRotated, ctx, {
+          database_id: record.id,
+          project_id: record.projectId,
+        });
+        // Last: should the server refuse it, nothing above is kept.
+        await this.driver.setLoginPassword(record.platformServiceId, record.name, password);
+        return true;
+      }),
+    );
+    if (!rotated)
+      throw new DomainError(
+        'OPERATION_IN_PROGRESS',
+        `Database ${record.name} is busy with other work on its server; try again shortly.`,
+      );
+    this.logger.log(`database ${record.id}: login password rotated`);
+    return this.url(ctx, ref);
+  }
+
+  /** tryWithServerLock, tried every 200 ms for LOCK_TRIES_MS; undefined when never taken. */
+  private async retryLock<T>(serverId: string, work: () => Promise<T>): Promise<T | undefined> {
+    const deadline = Date.now() + LOCK_TRIES_MS;
+    for (;;) {
+      const done = await this.jobs.tryWithServerLock(serverId, async () => ({
+        value: await work(),
+      }));
+      if (done) return done.value;
+      if (Date.now() > deadline) return undefined;
+      await sleep(200);
+    }
   }
 
   async delete(ctx: RequestContext, ref: DatabaseRef): Promise<Deleted> {
@@ -182,7 +257,7 @@ export class DatabasesService {
    */
   async insert(
     ctx: RequestContext,
-    fields: Pick<DatabaseEntity, 'ownerId' | 'projectId' | 'name' | 'region' | 'config'>,
+    fields: NewDatabaseFields,
     status: 'provisioning' | 'restoring',
     within: (tx: Transaction, record: DatabaseEntity) => Promise<void>,
   ): Promise<DatabaseEntity> {
@@ -265,10 +340,7 @@ export class DatabasesService {
   private async write(
     tx: Transaction,
     ctx: RequestContext,
-    fields: Pick<
-      DatabaseEntity,
-      'ownerId' | 'projectId' | 'name' | 'region' | 'config' | 'status' | 'port'
-    >,
+    fields: NewDatabaseFields & Pick<DatabaseEntity, 'status' | 'port'>,
   ): Promise<DatabaseEntity> {
     const record = this.databases.create({
       ...fields,
@@ -315,41 +387,8 @@ export class DatabasesService {
   }
 
   private freeLimits() {
-    return {
-      databasesPerProject: this.config.FREE_MAX_DATABASES_PER_PROJECT,
-      cpu: this.config.FREE_MAX_CPU,
-      memory: this.config.FREE_MAX_MEMORY,
-      storage: this.config.FREE_MAX_STORAGE,
-    };
+    return freeTierLimits(this.config);
   }
-}
-
-/** 32 random bytes in base64url: URL-safe, so the connection string needs no escaping. */
-function newPassword(): string {
-  return randomBytes(32).toString('base64url');
-}
-
-/** A database as the API shows it. */
-export function toDatabase(record: DatabaseEntity): Database {
-  const database: Database = {
-    id: record.id,
-    project_id: record.projectId,
-    name: record.name,
-    platform_service_id: record.platformServiceId,
-    region: record.region,
-    status: record.status === 'deleting' ? 'failed' : record.status,
-    config: record.config,
-    created_at: record.createdAt.toISOString(),
-    storage: {
-      used_bytes: record.storageUsedBytes,
-      limit_bytes: record.config.storage * 1024 ** 3,
-      state: record.storageFencedAt ? 'fenced' : record.storageFull ? 'read_only' : 'ok',
-    },
-  };
-  if (record.storageCleanupUntil && record.storageCleanupUntil > new Date())
-    database.storage.cleanup_until = record.storageCleanupUntil.toISOString();
-  if (record.status === 'failed' && record.error) database.error = record.error;
-  return database;
 }
 
 /** Where a running database's server answers: set by its driver when it was made. */

@@ -1,4 +1,4 @@
-import type { DatabaseConfig } from '@pgcloud/contracts';
+import type { DatabaseConfig, DrillCheck } from '@pgcloud/contracts';
 
 /** The role base backups and WAL streaming log in as, on every driver's servers. */
 export const REPLICATION_ROLE = 'pgcloud_replication';
@@ -18,6 +18,22 @@ export interface ServerSpec {
   /** The password of the replication role (`pgcloud_replication`) later issues use. */
   replicationPassword: string;
   config: DatabaseConfig;
+}
+
+/** The live server a branch is copied from (docs/api/databases.md#branches). */
+export interface BranchSource {
+  serverId: string;
+  /** The source's application database and login role: the copy takes the branch's names. */
+  databaseName: string;
+}
+
+/** A branch's server, made and running: where it answers, and the point it was copied at. */
+export interface BranchOutcome {
+  endpoint: ServerEndpoint;
+  /** The WAL position the copy holds everything up to (`X/XXXXXXXX`). */
+  lsn: string;
+  /** When the copy reached that point. */
+  at: Date;
 }
 
 /** Where clients reach a server. */
@@ -43,6 +59,11 @@ export interface RestoreSegment {
   partial: boolean;
   /** The bytes the archive vouches for: the download must hold at least these. */
   sizeBytes: number;
+  /**
+   * Per link, the ETag the object store answered when the archive stored it: where it is
+   * an MD5 (a single upload), the downloaded bytes must have it.
+   */
+  etags?: (string | null)[];
 }
 
 /**
@@ -108,11 +129,59 @@ export interface RestoreOutcome {
    * names, passwords and TLS login checked, and the data marked as checked.
    */
   stepSeconds: Record<RestoreBuildStep, number>;
+  /**
+   * Where the restored data's history ends (docs/api/databases.md#branches): the WAL
+   * position its new timeline starts at, and the commit time of the last transaction it
+   * replayed (null when it replayed none).
+   */
+  copiedPoint?: CopiedPoint;
+}
+
+/** The point a restore or a branch copied its source at. */
+export interface CopiedPoint {
+  lsn: string;
+  at: string | null;
+}
+
+/** What a restore drill restores (docs/api/drills.md): a backup, and with PITR the WAL after it. */
+export interface DrillSpec {
+  drillId: string;
+  /** The database's server: a platform with places runs the scratch server where it runs. */
+  serverId: string;
+  archive: RestoreArchive;
+  /** With PITR: the archived WAL, replayed to a recent point. */
+  recovery?: RestoreRecovery;
+  /** The application database's (and login role's) name inside the archive. */
+  archivedDatabaseName: string;
+  /** Aborted when the job lost its lease: downloads, tools and the scratch server stop. */
+  signal?: AbortSignal;
+  progress?: RestoreBuildProgress;
+}
+
+/** What a drill found. */
+export interface DrillOutcome {
+  /** The checks run, in order; the drill passed when there is no failed one. */
+  checks: DrillCheck[];
+  /** Seconds from the download's start to a checked login (0 when it got nowhere). */
+  restoreSeconds: number;
+  walFilesApplied: number;
+  /** PITR: where replay ended (`X/XXXXXXXX`). */
+  replayEnd?: string;
+  /** What stopped a restore that failed, in the tools' words: for the log only. */
+  cause?: string;
 }
 
 /** The archive is not the backup it claims to be (checksum, format): retrying cannot help. */
 export class CorruptArchiveError extends Error {
   override name = 'CorruptArchiveError';
+}
+
+/**
+ * A WAL segment the plan names is not in the object store, or not the bytes the archive
+ * stored: replay cannot go through it, and retrying cannot help.
+ */
+export class BrokenWalError extends Error {
+  override name = 'BrokenWalError';
 }
 
 /** What a driver finds when it looks at a server (by connecting, not by trusting pg_ctl). */
@@ -133,6 +202,19 @@ export abstract class DatabaseDriver {
    */
   abstract create(spec: ServerSpec, signal?: AbortSignal): Promise<ServerEndpoint>;
 
+  /**
+   * Makes a branch's server as a copy of a live one (docs/api/databases.md#branches): a
+   * base backup streamed from the source over replication, without stopping it or
+   * holding its writes, started on its own port and certificate with the branch's names and
+   * passwords. Consistent at the backup's end, the point it answers. Idempotent: called
+   * again, it finishes what an earlier attempt began (a partial copy is made again).
+   */
+  abstract branch(
+    spec: ServerSpec,
+    source: BranchSource,
+    signal?: AbortSignal,
+  ): Promise<BranchOutcome>;
+
   /** Starts the server when it is not running. */
   abstract ensureRunning(serverId: string): Promise<ServerEndpoint>;
 
@@ -150,6 +232,24 @@ export abstract class DatabaseDriver {
 
   /** Deletes the servers quarantined before `before`; answers their ids. */
   abstract purgeQuarantined(before: Date): Promise<string[]>;
+
+  /**
+   * Gives a running server a new size (docs/api/databases.md#resizing): its settings, and
+   * on platforms that have them its resources and volume; restarts it at most once, and
+   * answers once it runs with the new size. `unfence`: a fenced server (held as for a
+   * restore) comes back writable at that restart. Idempotent: called again, it finishes.
+   */
+  abstract resize(
+    serverId: string,
+    config: DatabaseConfig,
+    options: { unfence: boolean; signal?: AbortSignal },
+  ): Promise<void>;
+
+  /** Whether `branch` copies live servers here (not yet on kubernetes). */
+  abstract readonly branchesLive: boolean;
+
+  /** False where a server's volume can only grow (kubernetes): less storage is refused. */
+  abstract readonly shrinksStorage: boolean;
 
   /** Bytes the server's databases take (what the `storage` limit is checked against). */
   abstract usedBytes(serverId: string): Promise<number>;
@@ -187,6 +287,16 @@ export abstract class DatabaseDriver {
    * is not held.
    */
   abstract unfence(serverId: string): Promise<void>;
+
+  /**
+   * Gives the login role `databaseName` a new password (as a SCRAM verifier): new sessions
+   * with the old one are refused once this answers; open sessions go on.
+   */
+  abstract setLoginPassword(
+    serverId: string,
+    databaseName: string,
+    password: string,
+  ): Promise<void>;
 
   /** Writes a named restore point into the server's WAL; its position (`X/XXXXXXXX`). */
   abstract createRestorePoint(serverId: string, name: string): Promise<string>;
@@ -237,6 +347,20 @@ export abstract class DatabaseDriver {
    * old data comes back; the server runs off hold, on its old data.
    */
   abstract abandonRestore(serverId: string): Promise<void>;
+
+  /**
+   * A restore drill: the archive restored into a scratch server no client can reach (a
+   * directory of its own on this host; on Kubernetes, a restore Job whose data is thrown
+   * away), checked (drill-checks.ts), and removed, whatever happened. Starts afresh when
+   * called again.
+   */
+  abstract drill(spec: DrillSpec): Promise<DrillOutcome>;
+
+  /**
+   * Removes a drill's scratch server and data, left by a crash in the middle of it;
+   * nothing when there is none.
+   */
+  abstract discardDrill(drillId: string, serverId: string): Promise<void>;
 
   /** The ids of every server this driver has, for reconciling against the records. */
   abstract list(): Promise<string[]>;

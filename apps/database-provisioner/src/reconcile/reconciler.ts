@@ -5,6 +5,7 @@ import { DatabaseJobs } from '../databases/database.jobs.js';
 import type { DatabaseEntity } from '../databases/database.entity.js';
 import { DatabasesRepository } from '../databases/databases.repository.js';
 import { DatabaseDriver } from '../drivers/database-driver.js';
+import { ResizeJobs } from '../resize/resize.jobs.js';
 import { StorageWatch } from '../storage/storage-watch.js';
 
 /**
@@ -29,6 +30,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly driver: DatabaseDriver,
     private readonly jobs: DatabaseJobs,
     private readonly storage: StorageWatch,
+    private readonly resizes: ResizeJobs,
     private readonly config: ProvisionerConfig,
   ) {}
 
@@ -60,6 +62,7 @@ export class Reconciler implements OnApplicationBootstrap, OnApplicationShutdown
         }
         if (record.status === 'provisioning' || record.status === 'deleting')
           await this.jobs.requeue(record);
+        if (record.status === 'resizing') await this.resizes.requeue(record);
       });
     }
     await this.step('disk watermark', () => this.storage.checkDisk());

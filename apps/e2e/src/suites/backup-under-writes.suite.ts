@@ -1,22 +1,16 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type {
-  Backup,
-  ConnectionDetails,
-  CreatedBackup,
-  DownloadLink,
-  Project,
-} from '@pgcloud/contracts';
-import { pgBinDir, withSuperuser } from '@pgcloud/postgres';
+import type { Backup, CreatedBackup, DownloadLink, Project } from '@pgcloud/contracts';
+import { withSuperuser } from '@pgcloud/postgres';
 import { RestoredByHand, downloadArchive, signIn } from '@pgcloud/testing';
 import { expectData } from '../support/assertions.js';
 import { waitForBackup } from '../support/backups.js';
 import { runningDatabase, superuserAddress } from '../support/databases.js';
 import { sleep } from '../support/device-flow.js';
+import { runPgbench } from '../support/pgbench.js';
 import { newClient, sharedStack, uniqueLogin } from '../support/shared-stack.js';
 
 // Issue 17, item 1: a base backup holds the WAL it needs for its whole run. pg_basebackup
@@ -39,8 +33,7 @@ describe('a backup under full-speed writes', () => {
       await client.query("ALTER SYSTEM SET max_wal_size = '32MB'");
       await client.query('SELECT pg_reload_conf()');
     });
-    const pgbench = (args: string[], signal?: AbortSignal) =>
-      runPgbench(connection, [...args, connection.database], signal);
+    const pgbench = (args: string[], signal?: AbortSignal) => runPgbench(connection, args, signal);
     await pgbench(['-i', '-q', '-s', String(SCALE)]);
 
     const stop = new AbortController();
@@ -81,34 +74,6 @@ describe('a backup under full-speed writes', () => {
     expectData(await api.delete(`/projects/${project.id}?force=true`), 200);
   });
 });
-
-/** pgbench against the database as its owner, over TLS; `signal` ends a timed run early. */
-async function runPgbench(
-  connection: ConnectionDetails,
-  args: string[],
-  signal?: AbortSignal,
-): Promise<void> {
-  const password = decodeURIComponent(new URL(connection.connection_string).password);
-  const child = spawn(join(pgBinDir(), 'pgbench'), args, {
-    env: {
-      ...process.env,
-      PGHOST: connection.host,
-      PGPORT: String(connection.port),
-      PGUSER: connection.user,
-      PGPASSWORD: password,
-      PGSSLMODE: 'require',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  signal?.addEventListener('abort', () => child.kill('SIGINT'), { once: true });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', resolve);
-  });
-  if (code !== 0 && !signal?.aborted) throw new Error(`pgbench ${args[0]} failed: ${stderr}`);
-}
 
 /** Checkpoints and segment switches, over and over, until `signal`: WAL recycled at once. */
 async function churnWal(

@@ -118,10 +118,13 @@ describe('cascades: events from the outbox', () => {
         if (answer.status === 201) {
           made.push(expectData<Database>(answer, 201));
           outcomes.created++;
-        } else {
+        } else if (answer.status === 404) {
           // The project was gone before the create could commit.
-          assert.equal(answer.status, 404, JSON.stringify(answer.body));
           outcomes.refused++;
+        } else {
+          // On a loaded machine the gateway may stop waiting (its RPC deadline) before the
+          // create answers: whatever the create did is still checked below, by project.
+          assert.equal(answer.status, 503, JSON.stringify(answer.body));
         }
       }
       await assertNothingLeftOf(project.id, made);

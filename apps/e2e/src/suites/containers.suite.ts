@@ -27,7 +27,7 @@ function verifyFull(connectionString: string, caFile: string): string {
   return url.toString();
 }
 
-describe('containers: the six cloud apps run from the image (deploy/Dockerfile)', () => {
+describe('containers: the seven cloud apps run from the image (deploy/Dockerfile)', () => {
   let docker: string;
   let stack: Stack | undefined;
   const scratch = mkdtempSync(join(tmpdir(), 'pgcloud-containers-'));
@@ -64,7 +64,7 @@ describe('containers: the six cloud apps run from the image (deploy/Dockerfile)'
       '--format',
       '{{.Names}}',
     ]);
-    assert.equal(running.stdout.trim().split('\n').length, 6, running.stdout);
+    assert.equal(running.stdout.trim().split('\n').length, STACK_APPS.length, running.stdout);
     const container = containerName(stack!.id, 'database-provisioner');
     // The provisioner finds PostgreSQL 15's programs where the image's PG_BIN_DIR says.
     const { stdout } = await promisify(execFile)(docker, [
@@ -134,7 +134,8 @@ describe('containers: the six cloud apps run from the image (deploy/Dockerfile)'
       services.some((app) => carrying(app) > 0),
       'a service logged a request_id',
     );
-    for (const app of ['pitr-worker', ...services]) jsonLines(stack!.logOf(app), app);
+    for (const app of ['pitr-worker', 'notification-service', ...services])
+      jsonLines(stack!.logOf(app), app);
   });
 
   it('has a docker-compose.yml that docker-compose accepts', async () => {

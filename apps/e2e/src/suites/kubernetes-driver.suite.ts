@@ -1,9 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type {
@@ -17,17 +12,16 @@ import type {
 import { fromMicros } from '@pgcloud/contracts';
 import type { SignedIn } from '@pgcloud/testing';
 import type { Stack } from '@pgcloud/devstack';
-import { ApiClient, eventuallyDefined, signIn, WORKSPACE_ROOT } from '@pgcloud/testing';
-import { KubernetesStandIn } from '@pgcloud/kube-stand-in';
+import { eventuallyDefined } from '@pgcloud/testing';
+import type { KubernetesStandIn } from '@pgcloud/kube-stand-in';
 import { expectData } from '../support/assertions.js';
 import { waitForBackup } from '../support/backups.js';
 import { psql, runningDatabase, waitForStatus } from '../support/databases.js';
 import { insertMarkers, markersIn, MARKERS_TABLE_SQL, upTo } from '../support/markers.js';
 import { recoveryWindow, waitForArchive } from '../support/pitr.js';
 import { waitForRestore } from '../support/restores.js';
-import { ownStack } from '../support/shared-stack.js';
-
-const DATABASES_NAMESPACE = 'pgcloud-databases';
+import type { KubernetesStack } from '../support/kubernetes-stack.js';
+import { DATABASES_NAMESPACE, startKubernetesStack } from '../support/kubernetes-stack.js';
 
 /**
  * The whole stack with DATABASE_DRIVER=kubernetes, through the gateway, against STAND-INS
@@ -36,8 +30,8 @@ const DATABASES_NAMESPACE = 'pgcloud-databases';
  * restore Job's containers as local processes). The data round trips are real.
  */
 describe('databases on the kubernetes driver (stand-ins for Kubernetes and CNPG)', () => {
+  let k8s: KubernetesStack;
   let standIn: KubernetesStandIn;
-  let dataRoot: string;
   let stack: Stack;
   let owner: SignedIn;
   let project: Project;
@@ -45,37 +39,12 @@ describe('databases on the kubernetes driver (stand-ins for Kubernetes and CNPG)
   const path = () => `/projects/${project.id}/databases/orders`;
 
   before(async () => {
-    const binDir = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
-    dataRoot = join(tmpdir(), 'pgcloud-test-k8s', randomBytes(4).toString('hex'));
-    await mkdir(dataRoot, { recursive: true });
-    standIn = await KubernetesStandIn.start({
-      dataRoot,
-      binDir,
-      osUser: process.env.PG_OS_USER ?? 'postgres',
-      namespaces: ['pgcloud', DATABASES_NAMESPACE],
-      imageRoot: WORKSPACE_ROOT,
-    });
-    const kubeconfig = join(dataRoot, 'kubeconfig.json');
-    await writeFile(kubeconfig, (await standIn.kubeConfig()).exportConfig(), { mode: 0o600 });
-    stack = await ownStack({
-      DATABASE_DRIVER: 'kubernetes',
-      KUBECONFIG: kubeconfig,
-      KUBERNETES_NAMESPACES: `local=${DATABASES_NAMESPACE}`,
-      KUBERNETES_CA_NAMESPACE: 'pgcloud',
-      KUBERNETES_SERVICE_TYPE: 'LoadBalancer',
-      PGCLOUD_IMAGE: 'pgcloud:stand-in',
-    });
-    const login = `k8s-${process.pid}`;
-    await signIn(new ApiClient(stack.baseUrl), login);
-    await stack.runAdmin('auth-service', ['set-tier', login, 'pro']);
-    owner = await signIn(new ApiClient(stack.baseUrl), login);
-    project = expectData<Project>(await owner.api.post('/projects', { name: 'on-k8s' }), 201);
+    k8s = await startKubernetesStack(`k8s-${process.pid}`);
+    ({ standIn, stack, owner, project } = k8s);
   });
 
   after(async () => {
-    await stack?.stop();
-    await standIn?.stop();
-    if (dataRoot) await rm(dataRoot, { recursive: true, force: true });
+    await k8s?.stop();
   });
 
   it('creates a database as a CNPG Cluster behind its Service: running, and psql round trips', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import type { CreatedBackup, Project, RestoreDryRun } from '@pgcloud/contracts';
+import type { CreatedBackup, Project, RestoreDryRun, Webhook } from '@pgcloud/contracts';
 import type { ApiClient, SignedIn } from '@pgcloud/testing';
 import { signIn } from '@pgcloud/testing';
 import { expectData, expectError } from '../support/assertions.js';
@@ -34,6 +34,7 @@ describe('request bodies: unreadable is not absent', () => {
   let connectionString: string;
   let backupId: string;
   let routes: FuzzRoute[];
+  let webhookId: string;
 
   before(async () => {
     [owner, stranger] = await Promise.all([
@@ -53,6 +54,14 @@ describe('request bodies: unreadable is not absent', () => {
     backupId = (await waitForBackup(owner.api, `${databasePath}/backups`, created.id)).id;
     // A write after the backup: a restore in place would take it away.
     await psql(connectionString, 'INSERT INTO entries DEFAULT VALUES');
+    // A webhook endpoint for the routes that name one; no event it takes comes here.
+    webhookId = expectData<Webhook>(
+      await owner.api.post(`/projects/${project.id}/webhooks`, {
+        url: 'https://hooks.example.com/bodies',
+        events: ['drill.failed'],
+      }),
+      201,
+    ).id;
     const doc = (await owner.api.get<OpenApiDocument>('/openapi.json')).body;
     routes = routesOf(doc).filter((route) => route.bodyType !== undefined);
   });
@@ -63,6 +72,7 @@ describe('request bodies: unreadable is not absent', () => {
       if (param === 'id' || param === 'project_id') return project.id;
       if (param === 'name') return 'ledger';
       if (param === 'backup_id') return backupId;
+      if (param === 'webhook_id') return webhookId;
       throw new Error(`${route.method} ${route.path}: no fixture for {${param}}`);
     });
   }

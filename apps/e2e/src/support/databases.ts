@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ConnectionDetails, Database } from '@pgcloud/contracts';
 import type { SocketAddress } from '@pgcloud/postgres';
@@ -144,6 +144,17 @@ function postmasterLines(dataDir: string, serverId: string): string[] {
   const file = postmasterFile(dataDir, serverId);
   if (!file) throw new Error(`no postmaster.pid of ${serverId} under ${dataDir}`);
   return readFileSync(file, 'utf8').split('\n');
+}
+
+/**
+ * How many times a local server has started: its log (beside its data directory) says
+ * "ready to accept connections" at each start.
+ */
+export function serverStarts(dataDir: string, serverId: string): number {
+  const file = postmasterFile(dataDir, serverId);
+  if (!file) throw new Error(`no postmaster.pid of ${serverId} under ${dataDir}`);
+  const log = readFileSync(join(dirname(dirname(file)), 'postgresql.log'), 'utf8');
+  return log.split('database system is ready to accept connections').length - 1;
 }
 
 /** The pid of a server's main process. */

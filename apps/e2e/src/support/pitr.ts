@@ -114,3 +114,9 @@ export async function keepWriting(
   }
   return rows;
 }
+
+/** A WAL position (`X/XXXXXXXX`) as a number, to compare positions. */
+export function lsnValue(lsn: string): bigint {
+  const [high, low] = lsn.split('/');
+  return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
+}

@@ -25,11 +25,16 @@ export const SHARED_STACK_ENV = {
   BACKUP_CHECK_INTERVAL_SECONDS: '3600',
   // A token's last use shows in the token list within a second or two.
   TOKEN_USAGE_FLUSH_SECONDS: '1',
+  // No automated drill of a test's database while a suite works on it: drills are asked
+  // for by the suites that test them.
+  DRILL_SCHEDULE_SECONDS: '3600',
+  // A database that expires is gone within a second or two of its time.
+  DATABASE_EXPIRY_SWEEP_SECONDS: '1',
 };
 
 /**
  * For suites that start a stack of their own (they kill or reconfigure its apps): a quick
- * device flow and roomy Free buckets, plus the suite's own settings.
+ * device flow, roomy Free buckets and no automated drills, plus the suite's own settings.
  */
 export function ownStack(env: Record<string, string>): Promise<Stack> {
   return Stack.start({
@@ -37,6 +42,7 @@ export function ownStack(env: Record<string, string>): Promise<Stack> {
       DEVICE_POLL_INTERVAL_SECONDS: '1',
       RATE_LIMIT_FREE_BURST: '1000',
       RATE_LIMIT_FREE_PER_MINUTE: '60000',
+      DRILL_SCHEDULE_SECONDS: '3600',
       ...env,
     },
   });

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import { type Client, type Options as Options2, type TDataShape, urlSearchParamsBodySerializer } from './client/index.js';
-import type { AnswerDevicePageData, AnswerDevicePageErrors, AnswerDevicePageResponses, CancelPitrRestoreData, CancelPitrRestoreErrors, CancelPitrRestoreResponses, CancelRestoreData, CancelRestoreErrors, CancelRestoreResponses, CreateBackupData, CreateBackupErrors, CreateBackupResponses, CreateDatabaseData, CreateDatabaseErrors, CreateDatabaseResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateRestorePointData, CreateRestorePointErrors, CreateRestorePointResponses, CreateTokenData, CreateTokenErrors, CreateTokenResponses, DeleteBackupData, DeleteBackupErrors, DeleteBackupResponses, DeleteDatabaseData, DeleteDatabaseErrors, DeleteDatabaseResponses, DeleteProjectData, DeleteProjectErrors, DeleteProjectResponses, DisablePitrData, DisablePitrErrors, DisablePitrResponses, EnablePitrData, EnablePitrErrors, EnablePitrResponses, GetBackupData, GetBackupDownloadData, GetBackupDownloadErrors, GetBackupDownloadResponses, GetBackupErrors, GetBackupResponses, GetCaCertificateData, GetCaCertificateErrors, GetCaCertificateResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetDatabaseData, GetDatabaseErrors, GetDatabaseResponses, GetDatabaseUrlData, GetDatabaseUrlErrors, GetDatabaseUrlResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetPitrConfigData, GetPitrConfigErrors, GetPitrConfigResponses, GetPitrRestoreData, GetPitrRestoreErrors, GetPitrRestoreResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetReceiverStatusData, GetReceiverStatusErrors, GetReceiverStatusResponses, GetRecoveryWindowData, GetRecoveryWindowErrors, GetRecoveryWindowResponses, GetRestoreData, GetRestoreErrors, GetRestoreResponses, ListBackupsData, ListBackupsErrors, ListBackupsResponses, ListDatabasesData, ListDatabasesErrors, ListDatabasesResponses, ListPitrRestoresData, ListPitrRestoresErrors, ListPitrRestoresResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListRegionsData, ListRegionsErrors, ListRegionsResponses, ListRestorePointsData, ListRestorePointsErrors, ListRestorePointsResponses, ListRestoresData, ListRestoresErrors, ListRestoresResponses, ListTokensData, ListTokensErrors, ListTokensResponses, ListWalSegmentsData, ListWalSegmentsErrors, ListWalSegmentsResponses, LogoutData, LogoutErrors, LogoutResponses, OpenStorageCleanupData, OpenStorageCleanupErrors, OpenStorageCleanupResponses, PollDeviceTokenData, PollDeviceTokenErrors, PollDeviceTokenResponses, RestartReceiverData, RestartReceiverErrors, RestartReceiverResponses, RestoreBackupData, RestoreBackupErrors, RestoreBackupResponses, RestorePitrData, RestorePitrErrors, RestorePitrResponses, RevokeTokenData, RevokeTokenErrors, RevokeTokenResponses, ShowDevicePageData, ShowDevicePageErrors, ShowDevicePageResponses, StartDeviceFlowData, StartDeviceFlowErrors, StartDeviceFlowResponses } from './types.gen.js';
+import type { AnswerDevicePageData, AnswerDevicePageErrors, AnswerDevicePageResponses, CancelPitrRestoreData, CancelPitrRestoreErrors, CancelPitrRestoreResponses, CancelRestoreData, CancelRestoreErrors, CancelRestoreResponses, CreateBackupData, CreateBackupErrors, CreateBackupResponses, CreateDatabaseData, CreateDatabaseErrors, CreateDatabaseResponses, CreateDrillData, CreateDrillErrors, CreateDrillResponses, CreateProjectData, CreateProjectErrors, CreateProjectResponses, CreateRestorePointData, CreateRestorePointErrors, CreateRestorePointResponses, CreateTokenData, CreateTokenErrors, CreateTokenResponses, CreateWebhookData, CreateWebhookErrors, CreateWebhookResponses, DeleteBackupData, DeleteBackupErrors, DeleteBackupResponses, DeleteDatabaseData, DeleteDatabaseErrors, DeleteDatabaseResponses, DeleteProjectData, DeleteProjectErrors, DeleteProjectResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DisablePitrData, DisablePitrErrors, DisablePitrResponses, EnablePitrData, EnablePitrErrors, EnablePitrResponses, GetBackupData, GetBackupDownloadData, GetBackupDownloadErrors, GetBackupDownloadResponses, GetBackupErrors, GetBackupResponses, GetCaCertificateData, GetCaCertificateErrors, GetCaCertificateResponses, GetCurrentUserData, GetCurrentUserErrors, GetCurrentUserResponses, GetDatabaseData, GetDatabaseErrors, GetDatabaseResponses, GetDatabaseUrlData, GetDatabaseUrlErrors, GetDatabaseUrlResponses, GetDrillData, GetDrillErrors, GetDrillResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetPitrConfigData, GetPitrConfigErrors, GetPitrConfigResponses, GetPitrRestoreData, GetPitrRestoreErrors, GetPitrRestoreResponses, GetProjectData, GetProjectErrors, GetProjectResponses, GetReceiverStatusData, GetReceiverStatusErrors, GetReceiverStatusResponses, GetRecoveryWindowData, GetRecoveryWindowErrors, GetRecoveryWindowResponses, GetRestoreData, GetRestoreErrors, GetRestoreResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, ListBackupsData, ListBackupsErrors, ListBackupsResponses, ListDatabaseBranchesData, ListDatabaseBranchesErrors, ListDatabaseBranchesResponses, ListDatabasesData, ListDatabasesErrors, ListDatabasesResponses, ListDrillsData, ListDrillsErrors, ListDrillsResponses, ListPitrRestoresData, ListPitrRestoresErrors, ListPitrRestoresResponses, ListProjectsData, ListProjectsErrors, ListProjectsResponses, ListRegionsData, ListRegionsErrors, ListRegionsResponses, ListRestorePointsData, ListRestorePointsErrors, ListRestorePointsResponses, ListRestoresData, ListRestoresErrors, ListRestoresResponses, ListTokensData, ListTokensErrors, ListTokensResponses, ListWalSegmentsData, ListWalSegmentsErrors, ListWalSegmentsResponses, ListWebhookDeliveriesData, ListWebhookDeliveriesErrors, ListWebhookDeliveriesResponses, ListWebhooksData, ListWebhooksErrors, ListWebhooksResponses, LogoutData, LogoutErrors, LogoutResponses, OpenStorageCleanupData, OpenStorageCleanupErrors, OpenStorageCleanupResponses, PollDeviceTokenData, PollDeviceTokenErrors, PollDeviceTokenResponses, RestartReceiverData, RestartReceiverErrors, RestartReceiverResponses, RestoreBackupData, RestoreBackupErrors, RestoreBackupResponses, RestorePitrData, RestorePitrErrors, RestorePitrResponses, RevokeTokenData, RevokeTokenErrors, RevokeTokenResponses, RotateDatabaseCredentialsData, RotateDatabaseCredentialsErrors, RotateDatabaseCredentialsResponses, RotateWebhookSecretData, RotateWebhookSecretErrors, RotateWebhookSecretResponses, ShowDevicePageData, ShowDevicePageErrors, ShowDevicePageResponses, StartDeviceFlowData, StartDeviceFlowErrors, StartDeviceFlowResponses, UpdateDatabaseData, UpdateDatabaseErrors, UpdateDatabaseResponses, UpdateWebhookData, UpdateWebhookErrors, UpdateWebhookResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -30,7 +30,7 @@ export const listDatabases = <ThrowOnError extends boolean = false>(options: Opt
 /**
  * Create a database
  *
- * Answers at once with status `provisioning`; the database is `running` once its server accepts a TLS login.
+ * Answers at once with status `provisioning`; the database is `running` once its server accepts a TLS login. With `from`, a branch of another of the caller’s databases (docs/api/databases.md#branches): `restoring` until its copy runs; the source must be `running`.
  */
 export const createDatabase = <ThrowOnError extends boolean = false>(options: Options<CreateDatabaseData, ThrowOnError>) => (options.client ?? client).post<CreateDatabaseResponses, CreateDatabaseErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -63,6 +63,30 @@ export const getDatabase = <ThrowOnError extends boolean = false>(options: Optio
 });
 
 /**
+ * Resize a database, or move or clear its expiry
+ *
+ * `config` resizes it (the parts given; bounds as at creation): it needs `running`, answers with the database `resizing`, and is `running` again once its server runs with the new size (one restart: sessions drop once). Less storage only while the data fits under 90% of it, and never where volumes only grow (409 STORAGE_IN_USE). `expires_at` moves the expiry (in the future, at most 365 days ahead; Free: 30), null clears it.
+ */
+export const updateDatabase = <ThrowOnError extends boolean = false>(options: Options<UpdateDatabaseData, ThrowOnError>) => (options.client ?? client).patch<UpdateDatabaseResponses, UpdateDatabaseErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/databases/{name}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * The databases branched from a database
+ */
+export const listDatabaseBranches = <ThrowOnError extends boolean = false>(options: Options<ListDatabaseBranchesData, ThrowOnError>) => (options.client ?? client).get<ListDatabaseBranchesResponses, ListDatabaseBranchesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/databases/{name}/branches',
+    ...options
+});
+
+/**
  * Connection details of a running database
  *
  * The connection string holds the password.
@@ -70,6 +94,17 @@ export const getDatabase = <ThrowOnError extends boolean = false>(options: Optio
 export const getDatabaseUrl = <ThrowOnError extends boolean = false>(options: Options<GetDatabaseUrlData, ThrowOnError>) => (options.client ?? client).get<GetDatabaseUrlResponses, GetDatabaseUrlErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/projects/{project_id}/databases/{name}/url',
+    ...options
+});
+
+/**
+ * A new password for the database's login role
+ *
+ * New sessions with the old password are refused from this answer on; sessions open with it go on until they end. Answers the connection details with the new password, as `/url` does from then on. Needs `running` and not fenced (409 DATABASE_NOT_READY); a server busy with a restore or a removal answers 409 OPERATION_IN_PROGRESS.
+ */
+export const rotateDatabaseCredentials = <ThrowOnError extends boolean = false>(options: Options<RotateDatabaseCredentialsData, ThrowOnError>) => (options.client ?? client).post<RotateDatabaseCredentialsResponses, RotateDatabaseCredentialsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/databases/{name}/credentials/rotate',
     ...options
 });
 
@@ -176,6 +211,35 @@ export const getRestore = <ThrowOnError extends boolean = false>(options: Option
 export const cancelRestore = <ThrowOnError extends boolean = false>(options: Options<CancelRestoreData, ThrowOnError>) => (options.client ?? client).post<CancelRestoreResponses, CancelRestoreErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/projects/{project_id}/databases/{name}/restores/{restore_id}/cancel',
+    ...options
+});
+
+/**
+ * List the drills of a database, newest first
+ */
+export const listDrills = <ThrowOnError extends boolean = false>(options: Options<ListDrillsData, ThrowOnError>) => (options.client ?? client).get<ListDrillsResponses, ListDrillsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/databases/{name}/drills',
+    ...options
+});
+
+/**
+ * Run a restore drill now
+ *
+ * Answers at once with status `pending`. The database's newest backup (with PITR: and its archive, to the moment of the request) is restored into a scratch server no client can reach, checked (`consistent`, `amcheck`, with PITR `target_reached` and `wal_chain`) and removed; the drill ends `passed` or `failed`. The database itself is not touched. One at a time per database; Free 3, Pro 20 a day.
+ */
+export const createDrill = <ThrowOnError extends boolean = false>(options: Options<CreateDrillData, ThrowOnError>) => (options.client ?? client).post<CreateDrillResponses, CreateDrillErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/databases/{name}/drills',
+    ...options
+});
+
+/**
+ * Show a drill and its checks
+ */
+export const getDrill = <ThrowOnError extends boolean = false>(options: Options<GetDrillData, ThrowOnError>) => (options.client ?? client).get<GetDrillResponses, GetDrillErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/databases/{name}/drills/{drill_id}',
     ...options
 });
 
@@ -323,6 +387,85 @@ export const getPitrRestore = <ThrowOnError extends boolean = false>(options: Op
 export const cancelPitrRestore = <ThrowOnError extends boolean = false>(options: Options<CancelPitrRestoreData, ThrowOnError>) => (options.client ?? client).post<CancelPitrRestoreResponses, CancelPitrRestoreErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/projects/{project_id}/databases/{name}/pitr/restores/{restore_id}/cancel',
+    ...options
+});
+
+/**
+ * List the webhook endpoints of a project
+ */
+export const listWebhooks = <ThrowOnError extends boolean = false>(options: Options<ListWebhooksData, ThrowOnError>) => (options.client ?? client).get<ListWebhooksResponses, ListWebhooksErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/webhooks',
+    ...options
+});
+
+/**
+ * Add a webhook endpoint
+ *
+ * The project’s events of the types given (`["*"]`: all of them) are POSTed to `url`, signed as Standard Webhooks with the `secret` of this answer, which is never shown again. `url` must be `https:`; an attempt to a host that resolves to a private, loopback, link-local, multicast or unspecified address is refused (a deployment for development may allow those, and `http:`). Free 2, Pro 20 endpoints per project.
+ */
+export const createWebhook = <ThrowOnError extends boolean = false>(options: Options<CreateWebhookData, ThrowOnError>) => (options.client ?? client).post<CreateWebhookResponses, CreateWebhookErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/webhooks',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete a webhook endpoint
+ *
+ * Its waiting events and its delivery attempts go with it.
+ */
+export const deleteWebhook = <ThrowOnError extends boolean = false>(options: Options<DeleteWebhookData, ThrowOnError>) => (options.client ?? client).delete<DeleteWebhookResponses, DeleteWebhookErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/webhooks/{webhook_id}',
+    ...options
+});
+
+/**
+ * Show a webhook endpoint
+ */
+export const getWebhook = <ThrowOnError extends boolean = false>(options: Options<GetWebhookData, ThrowOnError>) => (options.client ?? client).get<GetWebhookResponses, GetWebhookErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/webhooks/{webhook_id}',
+    ...options
+});
+
+/**
+ * Change a webhook endpoint, or turn it off or on
+ *
+ * What is given changes: `url`, `events`, `description` (empty: cleared), `enabled`. `enabled: false` turns the endpoint off and gives up the events waiting for it; `enabled: true` turns it on again, also after pgcloud disabled it, and clears `disabled_reason`.
+ */
+export const updateWebhook = <ThrowOnError extends boolean = false>(options: Options<UpdateWebhookData, ThrowOnError>) => (options.client ?? client).patch<UpdateWebhookResponses, UpdateWebhookErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/webhooks/{webhook_id}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * A new signing secret for a webhook endpoint
+ *
+ * Answers the endpoint with its new secret, shown only here. For 24 hours deliveries carry two signatures, one by the old secret and one by the new, so a receiver can switch meanwhile.
+ */
+export const rotateWebhookSecret = <ThrowOnError extends boolean = false>(options: Options<RotateWebhookSecretData, ThrowOnError>) => (options.client ?? client).post<RotateWebhookSecretResponses, RotateWebhookSecretErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/webhooks/{webhook_id}/rotate-secret',
+    ...options
+});
+
+/**
+ * The last 100 delivery attempts to a webhook endpoint, newest first
+ */
+export const listWebhookDeliveries = <ThrowOnError extends boolean = false>(options: Options<ListWebhookDeliveriesData, ThrowOnError>) => (options.client ?? client).get<ListWebhookDeliveriesResponses, ListWebhookDeliveriesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/projects/{project_id}/webhooks/{webhook_id}/deliveries',
     ...options
 });
 

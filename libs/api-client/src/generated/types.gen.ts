@@ -10,7 +10,7 @@ export type ErrorDetail = {
 };
 
 export type Error = {
-    code: 'VALIDATION_ERROR' | 'DEVICE_CODE_INVALID' | 'DEVICE_CODE_EXPIRED' | 'AUTH_REQUIRED' | 'ACCESS_DENIED' | 'QUOTA_EXCEEDED' | 'FORBIDDEN_HOST' | 'FORBIDDEN' | 'PROJECT_NOT_FOUND' | 'DATABASE_NOT_FOUND' | 'BACKUP_NOT_FOUND' | 'RESTORE_NOT_FOUND' | 'TEMPLATE_NOT_FOUND' | 'TOKEN_NOT_FOUND' | 'NOT_FOUND' | 'PROJECT_NAME_TAKEN' | 'DATABASE_NAME_TAKEN' | 'PROJECT_NOT_EMPTY' | 'DATABASE_NOT_READY' | 'BACKUP_NOT_READY' | 'OPERATION_IN_PROGRESS' | 'PITR_NOT_ENABLED' | 'TEMPLATE_IN_USE' | 'RESTORE_NOT_CANCELLABLE' | 'COOLDOWN_ACTIVE' | 'PAYLOAD_TOO_LARGE' | 'TARGET_TIME_INVALID' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMIT_EXCEEDED' | 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE';
+    code: 'VALIDATION_ERROR' | 'DEVICE_CODE_INVALID' | 'DEVICE_CODE_EXPIRED' | 'AUTH_REQUIRED' | 'ACCESS_DENIED' | 'QUOTA_EXCEEDED' | 'FORBIDDEN_HOST' | 'FORBIDDEN' | 'PROJECT_NOT_FOUND' | 'DATABASE_NOT_FOUND' | 'BACKUP_NOT_FOUND' | 'RESTORE_NOT_FOUND' | 'DRILL_NOT_FOUND' | 'TEMPLATE_NOT_FOUND' | 'SNAPSHOT_NOT_FOUND' | 'TOKEN_NOT_FOUND' | 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND' | 'PROJECT_NAME_TAKEN' | 'DATABASE_NAME_TAKEN' | 'PROJECT_NOT_EMPTY' | 'DATABASE_NOT_READY' | 'BACKUP_NOT_READY' | 'OPERATION_IN_PROGRESS' | 'PITR_NOT_ENABLED' | 'TEMPLATE_IN_USE' | 'SNAPSHOT_NAME_TAKEN' | 'RESTORE_NOT_CANCELLABLE' | 'COOLDOWN_ACTIVE' | 'STORAGE_IN_USE' | 'PAYLOAD_TOO_LARGE' | 'TARGET_TIME_INVALID' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMIT_EXCEEDED' | 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE';
     message: string;
     /**
      * VALIDATION_ERROR only.
@@ -57,6 +57,34 @@ export type DatabaseStorage = {
     cleanup_until?: string;
 };
 
+export type ProvenRestorable = {
+    /**
+     * When the drill passed.
+     */
+    at: string;
+    drill_id: string;
+    backup_id: string;
+    /**
+     * With PITR: the moment replayed to.
+     */
+    target_time?: string;
+    restore_seconds: number;
+};
+
+export type DatabaseParent = {
+    database_id: string;
+    name: string;
+    project_id: string;
+    /**
+     * The copied point's WAL position; null until the branch is running.
+     */
+    lsn: string | null;
+    /**
+     * When the copied point was; null until the branch is running.
+     */
+    at: string | null;
+};
+
 export type Database = {
     id: string;
     project_id: string;
@@ -66,7 +94,7 @@ export type Database = {
      */
     platform_service_id: string;
     region: string;
-    status: 'provisioning' | 'running' | 'restoring' | 'failed';
+    status: 'provisioning' | 'running' | 'restoring' | 'resizing' | 'failed';
     config: DatabaseConfig;
     created_at: string;
     /**
@@ -74,6 +102,18 @@ export type Database = {
      */
     error?: string;
     storage: DatabaseStorage;
+    /**
+     * Its last passed restore drill (docs/api/drills.md); null until one passed.
+     */
+    last_proven_restorable: ProvenRestorable | null;
+    /**
+     * When it is deleted on its own (docs/api/databases.md#expiry); null for never.
+     */
+    expires_at: string | null;
+    /**
+     * The database it was branched from (docs/api/databases.md#branches); null when none.
+     */
+    parent: DatabaseParent | null;
 };
 
 export type DatabaseList = {
@@ -82,17 +122,40 @@ export type DatabaseList = {
 
 export type DatabaseConfigDto = {
     /**
-     * vCPUs (Free: at most 1).
+     * vCPUs (Free: at most 1); a branch takes its source's when left out.
      */
     cpu?: number;
     /**
-     * GiB of memory (Free: at most 2).
+     * GiB of memory (Free: at most 2); a branch takes its source's when left out.
      */
     memory?: number;
     /**
-     * GiB of storage (Free: at most 10).
+     * GiB of storage (Free: at most 10); a branch takes its source's when left out.
      */
     storage?: number;
+};
+
+export type BranchFromDto = {
+    /**
+     * The source database, in `project_id`.
+     */
+    database: string;
+    /**
+     * The source's project, one of the caller's; the new database's when left out.
+     */
+    project_id?: string;
+    /**
+     * Branch as of this time (a PITR restore into the new database).
+     */
+    target_time?: string;
+    /**
+     * Branch through this WAL position.
+     */
+    target_lsn?: string;
+    /**
+     * Branch at this restore point.
+     */
+    target_restore_point?: string;
 };
 
 export type CreateDatabaseDto = {
@@ -102,6 +165,44 @@ export type CreateDatabaseDto = {
      */
     region?: string;
     config?: DatabaseConfigDto;
+    /**
+     * Make the database a branch of another one (docs/api/databases.md#branches): a copy of it now, or at a point of its PITR window. Its config defaults to the source’s.
+     */
+    from?: BranchFromDto;
+    /**
+     * When the database is deleted on its own (docs/api/databases.md#expiry): in the future, at most 365 days ahead (Free: 30); null or left out for never.
+     */
+    expires_at?: string | null;
+};
+
+export type DatabaseResizeDto = {
+    /**
+     * vCPUs (Free: at most 1).
+     */
+    cpu?: number;
+    /**
+     * GiB of memory (Free: at most 2).
+     */
+    memory?: number;
+    /**
+     * GiB of storage (Free: at most 10). Less only while the data fits under 90% of it.
+     */
+    storage?: number;
+};
+
+export type UpdateDatabaseDto = {
+    /**
+     * A new size: the database is `resizing` until its server runs with it (one restart).
+     */
+    config?: DatabaseResizeDto;
+    /**
+     * When the database is deleted on its own: in the future, at most 365 days ahead (Free: 30); null for never.
+     */
+    expires_at?: string | null;
+};
+
+export type BranchList = {
+    branches: Array<Database>;
 };
 
 export type ConnectionDetails = {
@@ -299,6 +400,61 @@ export type RestoreList = {
      * Newest first.
      */
     restores: Array<Restore>;
+};
+
+export type DrillCheck = {
+    name: 'consistent' | 'amcheck' | 'target_reached' | 'wal_chain';
+    passed: boolean;
+    /**
+     * What was found, in words.
+     */
+    detail: string;
+};
+
+export type Drill = {
+    id: string;
+    kind: 'automated' | 'manual';
+    status: 'pending' | 'running' | 'passed' | 'failed';
+    /**
+     * Where its work is, in this order; a failed drill keeps the phase it failed in.
+     */
+    phase: 'queued' | 'downloading' | 'replaying' | 'checking' | 'done';
+    /**
+     * The backup it restored; null until it has chosen one.
+     */
+    backup_id: string | null;
+    /**
+     * With PITR: the moment replay went to.
+     */
+    target_time?: string;
+    /**
+     * With PITR: where replay ended, once it has.
+     */
+    target_lsn?: string;
+    /**
+     * The checks run so far, in order.
+     */
+    checks: Array<DrillCheck>;
+    /**
+     * Seconds the restore took, download to a checked login.
+     */
+    restore_seconds?: number;
+    started_at: string;
+    /**
+     * Once it passed or failed.
+     */
+    completed_at?: string;
+    /**
+     * Why it failed, when it did.
+     */
+    error?: string;
+};
+
+export type DrillList = {
+    /**
+     * Newest first.
+     */
+    drills: Array<Drill>;
 };
 
 export type RecoveryWindowRange = {
@@ -514,6 +670,108 @@ export type RestorePointList = {
      * The current archive's, oldest first.
      */
     restore_points: Array<RestorePoint>;
+};
+
+export type WebhookWithSecret = {
+    id: string;
+    url: string;
+    /**
+     * The event types delivered, or `["*"]` for all of them.
+     */
+    events: Array<string>;
+    description?: string;
+    /**
+     * False once turned off, by PATCH or after 3 days of failures.
+     */
+    enabled: boolean;
+    /**
+     * Why pgcloud turned the endpoint off, when it did.
+     */
+    disabled_reason?: string;
+    created_at: string;
+    /**
+     * `whsec_` and the base64 of 32 random bytes; the key is those bytes. Shown only in this answer.
+     */
+    secret: string;
+};
+
+export type CreateWebhookDto = {
+    url: string;
+    /**
+     * Event types to deliver (database.running, database.failed, database.expired, database.storage_fenced, database.credentials_rotated, backup.completed, backup.failed, restore.completed, restore.failed, restore.cancelled, drill.passed, drill.failed, archive.stale, archive.broken, archive.healthy), or `["*"]` for all.
+     */
+    events: Array<string>;
+    description?: string;
+};
+
+export type Webhook = {
+    id: string;
+    url: string;
+    /**
+     * The event types delivered, or `["*"]` for all of them.
+     */
+    events: Array<string>;
+    description?: string;
+    /**
+     * False once turned off, by PATCH or after 3 days of failures.
+     */
+    enabled: boolean;
+    /**
+     * Why pgcloud turned the endpoint off, when it did.
+     */
+    disabled_reason?: string;
+    created_at: string;
+};
+
+export type WebhookList = {
+    /**
+     * Oldest first, without secrets.
+     */
+    webhooks: Array<Webhook>;
+};
+
+export type UpdateWebhookDto = {
+    url?: string;
+    events?: Array<string>;
+    description?: string;
+    /**
+     * True turns a disabled endpoint on again (and clears disabled_reason).
+     */
+    enabled?: boolean;
+};
+
+export type WebhookDelivery = {
+    id: string;
+    /**
+     * The event, as the `webhook-id` header names it on every attempt.
+     */
+    event_id: string;
+    type: 'database.running' | 'database.failed' | 'database.expired' | 'database.storage_fenced' | 'database.credentials_rotated' | 'backup.completed' | 'backup.failed' | 'restore.completed' | 'restore.failed' | 'restore.cancelled' | 'drill.passed' | 'drill.failed' | 'archive.stale' | 'archive.broken' | 'archive.healthy';
+    /**
+     * The first attempt is 1.
+     */
+    attempt: number;
+    /**
+     * The status the receiver answered.
+     */
+    status_code?: number;
+    /**
+     * Why the attempt failed, when no status tells it.
+     */
+    error?: string;
+    duration_ms: number;
+    at: string;
+    /**
+     * When the event is tried again, if this attempt failed and tries are left.
+     */
+    next_attempt_at?: string;
+};
+
+export type WebhookDeliveryList = {
+    /**
+     * The last 100 attempts, newest first.
+     */
+    deliveries: Array<WebhookDelivery>;
 };
 
 export type Health = {
@@ -798,10 +1056,14 @@ export type CreateDatabaseErrors = {
     403: ErrorEnvelope;
     /**
      * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `DATABASE_NOT_FOUND`: no such database, or owned by another account.
      */
     404: ErrorEnvelope;
     /**
      * `DATABASE_NAME_TAKEN`: the project already has a database of that name.
+     *
+     * `DATABASE_NOT_READY`: the operation needs the database `running`.
      *
      * `OPERATION_IN_PROGRESS`: a restore is already under way on that database, or a request with the same `Idempotency-Key` is still being answered.
      */
@@ -928,6 +1190,114 @@ export type GetDatabaseResponses = {
 
 export type GetDatabaseResponse = GetDatabaseResponses[keyof GetDatabaseResponses];
 
+export type UpdateDatabaseData = {
+    body: UpdateDatabaseDto;
+    path: {
+        project_id: string;
+        name: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/databases/{name}';
+};
+
+export type UpdateDatabaseErrors = {
+    /**
+     * `VALIDATION_ERROR`: body or query parameter malformed; `details` names each field.
+     */
+    400: ErrorEnvelope;
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `QUOTA_EXCEEDED`: tier limit reached.
+     */
+    403: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `DATABASE_NOT_FOUND`: no such database, or owned by another account.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `DATABASE_NOT_READY`: the operation needs the database `running`.
+     *
+     * `STORAGE_IN_USE`: a resize to less storage than the data needs (under 90% of the new size), or less where volumes only grow.
+     */
+    409: ErrorEnvelope;
+    /**
+     * `PAYLOAD_TOO_LARGE`: body over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type UpdateDatabaseError = UpdateDatabaseErrors[keyof UpdateDatabaseErrors];
+
+export type UpdateDatabaseResponses = {
+    /**
+     * The database as changed.
+     */
+    200: {
+        success: true;
+        data: Database;
+    };
+};
+
+export type UpdateDatabaseResponse = UpdateDatabaseResponses[keyof UpdateDatabaseResponses];
+
+export type ListDatabaseBranchesData = {
+    body?: never;
+    path: {
+        project_id: string;
+        name: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/databases/{name}/branches';
+};
+
+export type ListDatabaseBranchesErrors = {
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `DATABASE_NOT_FOUND`: no such database, or owned by another account.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListDatabaseBranchesError = ListDatabaseBranchesErrors[keyof ListDatabaseBranchesErrors];
+
+export type ListDatabaseBranchesResponses = {
+    /**
+     * Its branches, oldest first.
+     */
+    200: {
+        success: true;
+        data: BranchList;
+    };
+};
+
+export type ListDatabaseBranchesResponse = ListDatabaseBranchesResponses[keyof ListDatabaseBranchesResponses];
+
 export type GetDatabaseUrlData = {
     body?: never;
     path: {
@@ -976,6 +1346,57 @@ export type GetDatabaseUrlResponses = {
 };
 
 export type GetDatabaseUrlResponse = GetDatabaseUrlResponses[keyof GetDatabaseUrlResponses];
+
+export type RotateDatabaseCredentialsData = {
+    body?: never;
+    path: {
+        project_id: string;
+        name: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/databases/{name}/credentials/rotate';
+};
+
+export type RotateDatabaseCredentialsErrors = {
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `DATABASE_NOT_FOUND`: no such database, or owned by another account.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `DATABASE_NOT_READY`: the operation needs the database `running`.
+     *
+     * `OPERATION_IN_PROGRESS`: a restore is already under way on that database, or a request with the same `Idempotency-Key` is still being answered.
+     */
+    409: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type RotateDatabaseCredentialsError = RotateDatabaseCredentialsErrors[keyof RotateDatabaseCredentialsErrors];
+
+export type RotateDatabaseCredentialsResponses = {
+    /**
+     * How to connect now.
+     */
+    200: {
+        success: true;
+        data: ConnectionDetails;
+    };
+};
+
+export type RotateDatabaseCredentialsResponse = RotateDatabaseCredentialsResponses[keyof RotateDatabaseCredentialsResponses];
 
 export type OpenStorageCleanupData = {
     body?: never;
@@ -1529,6 +1950,168 @@ export type CancelRestoreResponses = {
 };
 
 export type CancelRestoreResponse = CancelRestoreResponses[keyof CancelRestoreResponses];
+
+export type ListDrillsData = {
+    body?: never;
+    path: {
+        project_id: string;
+        name: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/databases/{name}/drills';
+};
+
+export type ListDrillsErrors = {
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `DATABASE_NOT_FOUND`: no such database, or owned by another account.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListDrillsError = ListDrillsErrors[keyof ListDrillsErrors];
+
+export type ListDrillsResponses = {
+    /**
+     * Every drill of the database.
+     */
+    200: {
+        success: true;
+        data: DrillList;
+    };
+};
+
+export type ListDrillsResponse = ListDrillsResponses[keyof ListDrillsResponses];
+
+export type CreateDrillData = {
+    body?: never;
+    headers?: {
+        /**
+         * Names this request so it can be sent again safely: 1 to 255 printable ASCII characters, a new one for each new request (a UUID, say). The same key from the same account with the same method, path and body within 24 hours gives the first answer again (its status and body, success or 4xx error) with `Idempotent-Replayed: true`, and creates nothing more; with another request it is 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still being answered, 409 `OPERATION_IN_PROGRESS`. After a 5xx the key is free again.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        project_id: string;
+        name: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/databases/{name}/drills';
+};
+
+export type CreateDrillErrors = {
+    /**
+     * `VALIDATION_ERROR`: body or query parameter malformed; `details` names each field.
+     */
+    400: ErrorEnvelope;
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `QUOTA_EXCEEDED`: tier limit reached.
+     */
+    403: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `DATABASE_NOT_FOUND`: no such database, or owned by another account.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `DATABASE_NOT_READY`: the operation needs the database `running`.
+     *
+     * `OPERATION_IN_PROGRESS`: a restore is already under way on that database, or a request with the same `Idempotency-Key` is still being answered.
+     */
+    409: ErrorEnvelope;
+    /**
+     * `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was sent before with a different request (method, path or body).
+     */
+    422: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type CreateDrillError = CreateDrillErrors[keyof CreateDrillErrors];
+
+export type CreateDrillResponses = {
+    /**
+     * The new drill, pending.
+     */
+    201: {
+        success: true;
+        data: Drill;
+    };
+};
+
+export type CreateDrillResponse = CreateDrillResponses[keyof CreateDrillResponses];
+
+export type GetDrillData = {
+    body?: never;
+    path: {
+        project_id: string;
+        name: string;
+        drill_id: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/databases/{name}/drills/{drill_id}';
+};
+
+export type GetDrillErrors = {
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `DATABASE_NOT_FOUND`: no such database, or owned by another account.
+     *
+     * `DRILL_NOT_FOUND`: no such drill, or owned by another account.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetDrillError = GetDrillErrors[keyof GetDrillErrors];
+
+export type GetDrillResponses = {
+    /**
+     * The drill.
+     */
+    200: {
+        success: true;
+        data: Drill;
+    };
+};
+
+export type GetDrillResponse = GetDrillResponses[keyof GetDrillResponses];
 
 export type GetPitrConfigData = {
     body?: never;
@@ -2260,6 +2843,349 @@ export type CancelPitrRestoreResponses = {
 };
 
 export type CancelPitrRestoreResponse = CancelPitrRestoreResponses[keyof CancelPitrRestoreResponses];
+
+export type ListWebhooksData = {
+    body?: never;
+    path: {
+        project_id: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/webhooks';
+};
+
+export type ListWebhooksErrors = {
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListWebhooksError = ListWebhooksErrors[keyof ListWebhooksErrors];
+
+export type ListWebhooksResponses = {
+    /**
+     * Every endpoint, without secrets.
+     */
+    200: {
+        success: true;
+        data: WebhookList;
+    };
+};
+
+export type ListWebhooksResponse = ListWebhooksResponses[keyof ListWebhooksResponses];
+
+export type CreateWebhookData = {
+    body: CreateWebhookDto;
+    headers?: {
+        /**
+         * Names this request so it can be sent again safely: 1 to 255 printable ASCII characters, a new one for each new request (a UUID, say). The same key from the same account with the same method, path and body within 24 hours gives the first answer again (its status and body, success or 4xx error) with `Idempotent-Replayed: true`, and creates nothing more; with another request it is 422 `IDEMPOTENCY_KEY_REUSED`; while the first is still being answered, 409 `OPERATION_IN_PROGRESS`. After a 5xx the key is free again.
+         */
+        'Idempotency-Key'?: string;
+    };
+    path: {
+        project_id: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/webhooks';
+};
+
+export type CreateWebhookErrors = {
+    /**
+     * `VALIDATION_ERROR`: body or query parameter malformed; `details` names each field.
+     */
+    400: ErrorEnvelope;
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `QUOTA_EXCEEDED`: tier limit reached.
+     */
+    403: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `OPERATION_IN_PROGRESS`: a restore is already under way on that database, or a request with the same `Idempotency-Key` is still being answered.
+     */
+    409: ErrorEnvelope;
+    /**
+     * `PAYLOAD_TOO_LARGE`: body over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was sent before with a different request (method, path or body).
+     */
+    422: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type CreateWebhookError = CreateWebhookErrors[keyof CreateWebhookErrors];
+
+export type CreateWebhookResponses = {
+    /**
+     * The new endpoint, enabled, with its signing secret (shown only here).
+     */
+    201: {
+        success: true;
+        data: WebhookWithSecret;
+    };
+};
+
+export type CreateWebhookResponse = CreateWebhookResponses[keyof CreateWebhookResponses];
+
+export type DeleteWebhookData = {
+    body?: never;
+    path: {
+        project_id: string;
+        webhook_id: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/webhooks/{webhook_id}';
+};
+
+export type DeleteWebhookErrors = {
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `WEBHOOK_NOT_FOUND`: no such webhook endpoint in the project.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type DeleteWebhookError = DeleteWebhookErrors[keyof DeleteWebhookErrors];
+
+export type DeleteWebhookResponses = {
+    /**
+     * The endpoint is gone.
+     */
+    200: {
+        success: true;
+        data: Deleted;
+    };
+};
+
+export type DeleteWebhookResponse = DeleteWebhookResponses[keyof DeleteWebhookResponses];
+
+export type GetWebhookData = {
+    body?: never;
+    path: {
+        project_id: string;
+        webhook_id: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/webhooks/{webhook_id}';
+};
+
+export type GetWebhookErrors = {
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `WEBHOOK_NOT_FOUND`: no such webhook endpoint in the project.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetWebhookError = GetWebhookErrors[keyof GetWebhookErrors];
+
+export type GetWebhookResponses = {
+    /**
+     * The endpoint, without its secret.
+     */
+    200: {
+        success: true;
+        data: Webhook;
+    };
+};
+
+export type GetWebhookResponse = GetWebhookResponses[keyof GetWebhookResponses];
+
+export type UpdateWebhookData = {
+    body: UpdateWebhookDto;
+    path: {
+        project_id: string;
+        webhook_id: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/webhooks/{webhook_id}';
+};
+
+export type UpdateWebhookErrors = {
+    /**
+     * `VALIDATION_ERROR`: body or query parameter malformed; `details` names each field.
+     */
+    400: ErrorEnvelope;
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `WEBHOOK_NOT_FOUND`: no such webhook endpoint in the project.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `PAYLOAD_TOO_LARGE`: body over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type UpdateWebhookError = UpdateWebhookErrors[keyof UpdateWebhookErrors];
+
+export type UpdateWebhookResponses = {
+    /**
+     * The endpoint as changed.
+     */
+    200: {
+        success: true;
+        data: Webhook;
+    };
+};
+
+export type UpdateWebhookResponse = UpdateWebhookResponses[keyof UpdateWebhookResponses];
+
+export type RotateWebhookSecretData = {
+    body?: never;
+    path: {
+        project_id: string;
+        webhook_id: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/webhooks/{webhook_id}/rotate-secret';
+};
+
+export type RotateWebhookSecretErrors = {
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `WEBHOOK_NOT_FOUND`: no such webhook endpoint in the project.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type RotateWebhookSecretError = RotateWebhookSecretErrors[keyof RotateWebhookSecretErrors];
+
+export type RotateWebhookSecretResponses = {
+    /**
+     * The endpoint with its new secret (shown only here).
+     */
+    200: {
+        success: true;
+        data: WebhookWithSecret;
+    };
+};
+
+export type RotateWebhookSecretResponse = RotateWebhookSecretResponses[keyof RotateWebhookSecretResponses];
+
+export type ListWebhookDeliveriesData = {
+    body?: never;
+    path: {
+        project_id: string;
+        webhook_id: string;
+    };
+    query?: never;
+    url: '/projects/{project_id}/webhooks/{webhook_id}/deliveries';
+};
+
+export type ListWebhookDeliveriesErrors = {
+    /**
+     * `AUTH_REQUIRED`: Authorization missing, malformed, unknown, expired or revoked token.
+     */
+    401: ErrorEnvelope;
+    /**
+     * `PROJECT_NOT_FOUND`: no such project, or owned by another account.
+     *
+     * `WEBHOOK_NOT_FOUND`: no such webhook endpoint in the project.
+     */
+    404: ErrorEnvelope;
+    /**
+     * `RATE_LIMIT_EXCEEDED`: the caller spent its request bucket; retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: a backend service or dependency did not answer in time.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListWebhookDeliveriesError = ListWebhookDeliveriesErrors[keyof ListWebhookDeliveriesErrors];
+
+export type ListWebhookDeliveriesResponses = {
+    /**
+     * Each attempt: its event, status or error, duration, and the next try.
+     */
+    200: {
+        success: true;
+        data: WebhookDeliveryList;
+    };
+};
+
+export type ListWebhookDeliveriesResponse = ListWebhookDeliveriesResponses[keyof ListWebhookDeliveriesResponses];
 
 export type GetCaCertificateData = {
     body?: never;

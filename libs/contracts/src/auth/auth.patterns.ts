@@ -59,6 +59,6 @@ export const AUTH_PATTERNS = {
     'auth',
     'auth.users.tiers',
     UserTiersRequest,
-    ['backup-service'],
+    ['backup-service', 'database-provisioner'],
   ),
 } as const;

@@ -1,5 +1,6 @@
 import { rpc } from '../catalogue.js';
 import { DatabaseIdRef, DatabaseRef } from '../databases/databases.messages.js';
+import { DatabaseIdsRequest } from '../pitr/pitr.messages.js';
 import type { Deleted } from '../projects/projects.types.js';
 import type { CreatedRestore, RestoreDryRun, RestorePlan } from '../restores/restores.types.js';
 import { BackupPlanRequest, BackupRef, BackupRestoreRequest } from './backups.messages.js';
@@ -51,5 +52,12 @@ export const BACKUP_PATTERNS = {
     'backups.restore-plan',
     BackupPlanRequest,
     ['database-provisioner', 'pitr-worker'],
+  ),
+  /** Which of these databases have a completed backup (the provisioner's drill schedule). */
+  withCompletedBackup: rpc<DatabaseIdsRequest, { database_ids: string[] }>(
+    'backups',
+    'backups.with-completed',
+    DatabaseIdsRequest,
+    ['database-provisioner'],
   ),
 } as const;

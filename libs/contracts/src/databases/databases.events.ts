@@ -49,4 +49,8 @@ export const DATABASE_EVENTS = {
   deleted: event('database.deleted', DatabaseEvent, 'database-provisioner'),
   /** A server passed its storage limit by the grace: held read-only, no write of any kind. */
   storageFenced: event('database.storage_fenced', DatabaseStorageFenced, 'database-provisioner'),
+  /** Its expires_at passed: it is removed as a DELETE removes it (database.deleted follows). */
+  expired: event('database.expired', DatabaseEvent, 'database-provisioner'),
+  /** The login role has a new password: the old one is refused for new sessions. */
+  credentialsRotated: event('database.credentials_rotated', DatabaseEvent, 'database-provisioner'),
 } as const;

@@ -1,5 +1,12 @@
 import { IsRef, IsIdOf } from '../message-rules.js';
-import { CreateDatabaseDto, IsDatabaseName } from './databases.dto.js';
+import { Type } from 'class-transformer';
+import { IsISO8601, IsObject, IsOptional, ValidateNested } from 'class-validator';
+import {
+  CreateDatabaseDto,
+  DatabaseConfigDto,
+  IsDatabaseName,
+  UpdateDatabaseDto,
+} from './databases.dto.js';
 
 /** A project, named in a request for its databases. */
 export class ProjectRef {
@@ -32,4 +39,32 @@ export class CreateDatabaseRequest extends CreateDatabaseDto {
 export class RestorePointRequest extends DatabaseRef {
   @IsDatabaseName()
   point_name: string;
+}
+
+/** databases.update: the HTTP body's rules, and the database it changes. */
+export class UpdateDatabaseRequest extends UpdateDatabaseDto {
+  @IsRef()
+  project_id: string;
+
+  @IsRef()
+  name: string;
+}
+
+/**
+ * A branch at a past point (docs/api/databases.md#branches), as the provisioner asks for
+ * it through pitr-worker: the new database's project, size and expiry, made from the
+ * source by the restore with `target_database` its name.
+ */
+export class RestoreBranchFields {
+  @IsRef()
+  project_id: string;
+
+  @IsObject()
+  @ValidateNested()
+  @Type(() => DatabaseConfigDto)
+  config: DatabaseConfigDto;
+
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  expires_at?: string | null;
 }

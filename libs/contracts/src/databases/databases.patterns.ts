@@ -4,11 +4,13 @@ import {
   CreateDatabaseRequest,
   RestorePointRequest,
   DatabaseIdRef,
+  UpdateDatabaseRequest,
   DatabaseRef,
   ProjectRef,
 } from './databases.messages.js';
 import type {
   BackupSource,
+  BranchList,
   ConnectionDetails,
   Database,
   DatabaseList,
@@ -29,8 +31,22 @@ export const DATABASE_PATTERNS = {
     'backup-service',
     'pitr-worker',
   ]),
+  /** Moves or clears the expiry (docs/api/databases.md#changing-a-database). */
+  update: rpc<UpdateDatabaseRequest, Database>(
+    'databases',
+    'databases.update',
+    UpdateDatabaseRequest,
+  ),
+  /** The databases branched from it (docs/api/databases.md#branches). */
+  branches: rpc<DatabaseRef, BranchList>('databases', 'databases.branches', DatabaseRef),
   /** Needs status running. */
   url: rpc<DatabaseRef, ConnectionDetails>('databases', 'databases.url', DatabaseRef),
+  /** A new password for the login role; answers the connection details, as url does after. */
+  rotateCredentials: rpc<DatabaseRef, ConnectionDetails>(
+    'databases',
+    'databases.rotate-credentials',
+    DatabaseRef,
+  ),
   delete: rpc<DatabaseRef, Deleted>('databases', 'databases.delete', DatabaseRef),
   /** Lift a fenced database's fence for a cleanup window. */
   storageCleanup: rpc<DatabaseRef, Database>('databases', 'databases.storage-cleanup', DatabaseRef),

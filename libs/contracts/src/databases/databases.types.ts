@@ -1,8 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { idSchema } from '../ids.js';
+import { ProvenRestorable } from '../drills/drills.types.js';
 
 /** Where a database is in its life (docs/api/databases.md). */
-export const DATABASE_STATUSES = ['provisioning', 'running', 'restoring', 'failed'] as const;
+export const DATABASE_STATUSES = [
+  'provisioning',
+  'running',
+  'restoring',
+  'resizing',
+  'failed',
+] as const;
 export type DatabaseStatus = (typeof DATABASE_STATUSES)[number];
 
 /** A server's size as stored and shown. */
@@ -86,6 +93,63 @@ export class Database {
 
   @ApiProperty({ type: DatabaseStorage })
   storage: DatabaseStorage;
+
+  @ApiProperty({
+    type: ProvenRestorable,
+    nullable: true,
+    description: 'Its last passed restore drill (docs/api/drills.md); null until one passed.',
+  })
+  last_proven_restorable: ProvenRestorable | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When it is deleted on its own (docs/api/databases.md#expiry); null for never.',
+  })
+  expires_at: string | null;
+
+  @ApiProperty({
+    type: () => DatabaseParent,
+    nullable: true,
+    description:
+      'The database it was branched from (docs/api/databases.md#branches); null when none.',
+  })
+  parent: DatabaseParent | null;
+}
+
+/** The database a branch was made from, and the point it was copied at. */
+export class DatabaseParent {
+  @ApiProperty({ example: 'db_k3v9x0q2m8t4b7w1c5zd' })
+  database_id: string;
+
+  @ApiProperty({ example: 'shop' })
+  name: string;
+
+  @ApiProperty({ example: 'prj_k3v9x0q2m8t4b7w1c5zd' })
+  project_id: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '0/3000148',
+    description: "The copied point's WAL position; null until the branch is running.",
+  })
+  lsn: string | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When the copied point was; null until the branch is running.',
+  })
+  at: string | null;
+}
+
+/** GET .../databases/{name}/branches: the databases branched from it. */
+export class BranchList {
+  @ApiProperty({ type: () => [Database] })
+  branches: Database[];
 }
 
 /** GET /projects/{project_id}/databases. */

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { IsDatabaseName } from '../databases/databases.dto.js';
-import { parseTargetTime } from './target-time.js';
+import { LSN_PATTERN, parseTargetTime, targetCount } from './target-time.js';
 
 /**
  * The most retention_days any tier gets, and the most a Free user gets (docs/api/pitr.md#configuration).
@@ -42,17 +42,7 @@ export class WalPageQueryDto {
   cursor?: string;
 }
 
-/** A WAL position as PostgreSQL prints it: `X/XXXXXXXX`, hexadecimal. */
-export const LSN_PATTERN = /^[0-9A-Fa-f]{1,8}\/[0-9A-Fa-f]{1,8}$/;
-
-/** The fields that name where a PITR restore stops; a request gives exactly one. */
-export const PITR_TARGET_FIELDS = ['target_time', 'target_lsn', 'target_restore_point'] as const;
-
-/** How many of the target fields a request gives. */
-export function targetCount(body: object): number {
-  const given = body as Record<string, unknown>;
-  return PITR_TARGET_FIELDS.filter((field) => given[field] !== undefined).length;
-}
+export { LSN_PATTERN, PITR_TARGET_FIELDS, targetCount } from './target-time.js';
 
 /**
  * POST .../pitr/restore. Exactly one target (docs/api/pitr.md#restoring): the rule sits on

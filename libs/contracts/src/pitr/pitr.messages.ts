@@ -1,7 +1,12 @@
 import { IntersectionType } from '@nestjs/swagger';
-import { IsArray, IsOptional, IsString, Matches } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsArray, IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
 import { IsDatabaseName } from '../databases/databases.dto.js';
-import { DatabaseIdRef, DatabaseRef } from '../databases/databases.messages.js';
+import {
+  DatabaseIdRef,
+  DatabaseRef,
+  RestoreBranchFields,
+} from '../databases/databases.messages.js';
 import { IsIdOf } from '../message-rules.js';
 import { IsTargetTime } from './target-time.js';
 import { EnablePitrDto, LSN_PATTERN, PitrRestoreDto, WalPageQueryDto } from './pitr.dto.js';
@@ -12,8 +17,17 @@ export class EnablePitrRequest extends IntersectionType(EnablePitrDto, DatabaseR
 /** pitr.wal: one page of the archive of the database it names. */
 export class WalPageRequest extends IntersectionType(WalPageQueryDto, DatabaseRef) {}
 
-/** pitr.restore: the target (and target_database) for the database it names. */
-export class PitrRestoreRequest extends IntersectionType(PitrRestoreDto, DatabaseRef) {}
+/**
+ * pitr.restore: the target (and target_database) for the database it names; from the
+ * provisioner, a branch's fields, passed on to restores.create.
+ */
+export class PitrRestoreRequest extends IntersectionType(PitrRestoreDto, DatabaseRef) {
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RestoreBranchFields)
+  branch?: RestoreBranchFields;
+}
 
 /** Where a recorded PITR restore stops: one of the three, as pitr-worker resolved it. */
 export class PitrTargetFields {

@@ -43,8 +43,11 @@ export const PITR_PATTERNS = {
     'pitr.restart-receiver',
     DatabaseRef,
   ),
-  /** Checks the target, asks the provisioner. */
-  restore: rpc<PitrRestoreRequest, CreatedPitrRestore>('pitr', 'pitr.restore', PitrRestoreRequest),
+  /** Checks the target, asks the provisioner (which asks here for a branch at a point). */
+  restore: rpc<PitrRestoreRequest, CreatedPitrRestore>('pitr', 'pitr.restore', PitrRestoreRequest, [
+    'api-gateway',
+    'database-provisioner',
+  ]),
   /** A restore point of the current archive, written by the server (201). */
   createRestorePoint: rpc<RestorePointRequest, RestorePoint>(
     'pitr',

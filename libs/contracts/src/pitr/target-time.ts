@@ -1,5 +1,17 @@
 import { ValidateBy } from 'class-validator';
 
+/** A WAL position as PostgreSQL prints it: `X/XXXXXXXX`, hexadecimal. */
+export const LSN_PATTERN = /^[0-9A-Fa-f]{1,8}\/[0-9A-Fa-f]{1,8}$/;
+
+/** The fields that name where a PITR restore stops; a request gives exactly one. */
+export const PITR_TARGET_FIELDS = ['target_time', 'target_lsn', 'target_restore_point'] as const;
+
+/** How many of the target fields a request gives. */
+export function targetCount(body: object): number {
+  const given = body as Record<string, unknown>;
+  return PITR_TARGET_FIELDS.filter((field) => given[field] !== undefined).length;
+}
+
 /** ISO 8601 with a date, a time to the second, up to six decimals and a zone. */
 const ISO_TIME =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}:\d{2})$/;

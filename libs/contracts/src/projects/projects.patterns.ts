@@ -11,6 +11,7 @@ export const PROJECT_PATTERNS = {
   /** Ownership check for other services (no counts asked). */
   check: rpc<ProjectIdRequest, Project>('projects', 'projects.check', ProjectIdRequest, [
     'database-provisioner',
+    'notification-service',
   ]),
   delete: rpc<DeleteProjectRequest, Deleted>('projects', 'projects.delete', DeleteProjectRequest),
   regions: rpc<EmptyDto, RegionList>('projects', 'regions.list', EmptyDto, [

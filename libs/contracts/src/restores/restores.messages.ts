@@ -1,7 +1,17 @@
 import { IntersectionType } from '@nestjs/swagger';
-import { IsIn, IsInt, IsNotIn, IsOptional, Matches, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsNotIn,
+  IsObject,
+  IsOptional,
+  Matches,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { IsDatabaseName, RESERVED_DATABASE_NAMES } from '../databases/databases.dto.js';
-import { DatabaseRef } from '../databases/databases.messages.js';
+import { DatabaseRef, RestoreBranchFields } from '../databases/databases.messages.js';
 import { IsIdOf, IsRef } from '../message-rules.js';
 import { PitrTargetFields } from '../pitr/pitr.messages.js';
 import type { RestoreKind } from './restores.types.js';
@@ -24,6 +34,13 @@ export class CreateRestoreRequest extends IntersectionType(DatabaseRef, PitrTarg
   @Matches(/^(?!pg_)/, { message: 'name must not start with pg_ (reserved by PostgreSQL)' })
   @IsNotIn(RESERVED_DATABASE_NAMES, { message: 'name is reserved' })
   target_database?: string;
+
+  /** A branch: the new database (target_database) is made in this project, with these. */
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RestoreBranchFields)
+  branch?: RestoreBranchFields;
 }
 
 /**

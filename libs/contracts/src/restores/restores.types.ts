@@ -144,6 +144,8 @@ export interface RestoreOptions {
  * the backup: a link that downloads the base backup without credentials, and its checksum.
  */
 export interface RestorePlan {
+  /** The backup replay starts from. */
+  base_backup_id: string;
   base_backup_url: string;
   base_backup_sha256: string;
   base_backup_size_bytes: number;
@@ -152,7 +154,14 @@ export interface RestorePlan {
    * the concatenation of its links' objects, in order: one object, or the pieces it was
    * uploaded in as it grew.
    */
-  wal_segments?: { name: string; urls: string[]; partial: boolean; size_bytes: number }[];
+  wal_segments?: {
+    name: string;
+    urls: string[];
+    partial: boolean;
+    size_bytes: number;
+    /** Per link, the ETag the object store answered when the archive stored it, if known. */
+    etags?: (string | null)[];
+  }[];
   /** PITR: replay stops after the last commit at or before it (`...ffffffZ`). */
   target_time?: string;
   /** PITR: replay stops after the record at this WAL position. */

@@ -62,6 +62,18 @@ export const CLUSTER_PG_HBA = [
   'hostnossl replication all all reject',
 ];
 
+/** The Cluster's resources for a size: as much requested as allowed, so the pod is Guaranteed. */
+export function clusterResources(config: DatabaseConfig): Record<string, Record<string, string>> {
+  const memory = `${Math.round(config.memory * 1024)}Mi`;
+  const cpu = `${Math.round(config.cpu * 1000)}m`;
+  return { requests: { cpu, memory }, limits: { cpu, memory } };
+}
+
+/** The volume's size for a storage limit: the limit and the WAL's headroom. */
+export function clusterStorageSize(config: DatabaseConfig): string {
+  return `${config.storage + WAL_HEADROOM_GIB}Gi`;
+}
+
 /**
  * One database's CNPG Cluster: one instance, its size as resources and settings, its
  * storage, pgcloud's certificates, the application and replication roles managed by CNPG
@@ -70,8 +82,6 @@ export const CLUSTER_PG_HBA = [
  */
 export function buildCluster(input: ClusterInput): Record<string, unknown> {
   const { names, config } = input;
-  const memory = `${Math.round(config.memory * 1024)}Mi`;
-  const cpu = `${Math.round(config.cpu * 1000)}m`;
   return {
     apiVersion: CNPG_API_VERSION,
     kind: CLUSTER_KIND,
@@ -101,10 +111,10 @@ export function buildCluster(input: ClusterInput): Record<string, unknown> {
         },
       },
       storage: {
-        size: `${config.storage + WAL_HEADROOM_GIB}Gi`,
+        size: clusterStorageSize(config),
         ...(input.storageClass ? { storageClass: input.storageClass } : {}),
       },
-      resources: { requests: { cpu, memory }, limits: { cpu, memory } },
+      resources: clusterResources(config),
       certificates: {
         serverTLSSecret: names.tlsSecret,
         serverCASecret: names.caSecret,

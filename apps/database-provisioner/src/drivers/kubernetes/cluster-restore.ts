@@ -138,6 +138,7 @@ export class ClusterRestores {
     return {
       walFilesApplied: outcome.walFilesApplied,
       stepSeconds: { ...outcome.stepSeconds, check: outcome.stepSeconds.check + seconds },
+      ...(outcome.copiedPoint ? { copiedPoint: outcome.copiedPoint } : {}),
     };
   }
 

@@ -3,10 +3,13 @@ import { describe, it } from 'node:test';
 import { validateObject } from '@pgcloud/kubernetes/validate';
 import { buildCluster, buildRestoredCluster } from './cluster-object.js';
 import {
+  buildDrillJob,
+  buildDrillSecret,
   buildRestoreJob,
   buildRestoreSecret,
   buildRestoreService,
   parseBuildOutcome,
+  parseDrillOutcome,
   restoredSource,
 } from './restore-objects.js';
 import { caSecret, roleSecrets, tlsSecret } from './secret-objects.js';
@@ -132,5 +135,36 @@ describe('the objects of a restore on Kubernetes', () => {
       error: 'tar: unexpected EOF',
       corrupt: false,
     });
+  });
+});
+
+describe("a drill's objects", () => {
+  const input = {
+    drillId: 'drl_0123456789abcdefghij',
+    archive: { url: 'https://s3.example/backup?X-Amz-Signature=secret', sha256: 'ab'.repeat(32) },
+    archivedDatabaseName: 'shop',
+  };
+
+  it('meet their schemas: a Job of the drill command, its links in the Secret only, no Service', () => {
+    const job = buildDrillJob(names, 'pgcloud:1', input.drillId);
+    const secret = buildDrillSecret(names, input, { certPem: 'crt', keyPem: 'key', caPem: 'ca' });
+    for (const object of [job, secret]) assert.deepEqual(validateObject(object), []);
+    const text = JSON.stringify(job);
+    assert.ok(!text.includes(input.archive.url));
+    assert.match(text, /restore-job\/main.js","drill"]/);
+    assert.ok(!text.includes('containerPort'), 'nothing listens for others');
+  });
+
+  it('read the checks from the termination message, errors included', () => {
+    const outcome = {
+      checks: [{ name: 'consistent', passed: true, detail: 'ok' }],
+      restoreSeconds: 2,
+      walFilesApplied: 0,
+    };
+    assert.deepEqual(parseDrillOutcome(JSON.stringify(outcome)), outcome);
+    assert.deepEqual(parseDrillOutcome('{"error":"no room","corrupt":false}'), {
+      error: 'no room',
+    });
+    assert.deepEqual(parseDrillOutcome(''), { error: 'the drill ended without a word' });
   });
 });

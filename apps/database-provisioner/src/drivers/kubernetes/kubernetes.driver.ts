@@ -6,9 +6,14 @@ import {
   HIBERNATION_ANNOTATION,
   SERVER_ID_LABEL,
 } from '@pgcloud/kubernetes';
-import { SUPERUSER } from '@pgcloud/postgres';
+import type { DatabaseConfig } from '@pgcloud/contracts';
+import { PermanentJobError } from '@pgcloud/jobs';
+import { SUPERUSER, scramSha256Verifier } from '@pgcloud/postgres';
 import { rm } from 'node:fs/promises';
 import type {
+  BranchOutcome,
+  DrillOutcome,
+  DrillSpec,
   RestoreOutcome,
   RestoreSpec,
   ServerEndpoint,
@@ -17,9 +22,11 @@ import type {
 } from '../database-driver.js';
 import { DatabaseDriver } from '../database-driver.js';
 import { createRestorePoint } from '../restore-point.js';
+import { alterRolePassword } from '../role-password.js';
 import { enforceServerLimits, measureUsedBytes } from '../server-limits.js';
 import type { ClusterObject } from './cluster-object.js';
 import { buildCluster } from './cluster-object.js';
+import { resizeCluster } from './cluster-resize.js';
 import type { LoadedCa } from './deployment-ca.js';
 import { issueCertificate, issueClientCertificateFor, loadDeploymentCa } from './deployment-ca.js';
 import { KubeObjects } from './kube-objects.js';
@@ -40,6 +47,7 @@ import {
 } from './server-objects.js';
 import { waitUntil } from './wait-until.js';
 import { ClusterRestores } from './cluster-restore.js';
+import { ClusterDrills } from './cluster-drills.js';
 
 const RESTORE_TIMEOUT_MS = 6 * 3600_000;
 import { grantAccess, SQL_TIMEOUT_MS, waitForCluster } from './cluster-readiness.js';
@@ -79,6 +87,7 @@ export class KubernetesDriver extends DatabaseDriver {
   private readonly servers: ServerObjects;
   private readonly namespaces: string[];
   private readonly restores: ClusterRestores;
+  private readonly drills: ClusterDrills;
   private preparing?: Promise<LoadedCa>;
   private readonly superuserCertificate = new SuperuserCertificate(async () =>
     issueClientCertificateFor(await this.ready(), SUPERUSER),
@@ -100,6 +109,13 @@ export class KubernetesDriver extends DatabaseDriver {
       ca: () => this.ready(),
       superuserLogin: (names, service) => this.superuserLogin(names, service),
       ensureRunning: (serverId) => this.ensureRunning(serverId),
+    });
+    this.drills = new ClusterDrills({
+      objects: this.objects,
+      servers: this.servers,
+      jobImage: settings.jobImage,
+      buildTimeoutMs: settings.restoreTimeoutMs ?? RESTORE_TIMEOUT_MS,
+      ca: () => this.ready(),
     });
   }
 
@@ -161,6 +177,17 @@ export class KubernetesDriver extends DatabaseDriver {
     await waitForCluster(this.objects, names, current, login, this.servers.waiting(signal));
     await grantAccess(names, login, this.servers.waiting(signal));
     return endpoint;
+  }
+
+  /**
+   * Not on this driver yet: a copy of a live Cluster needs a Cluster bootstrapped by
+   * pg_basebackup from the source's Service, with the branch's names. The branch fails
+   * with this reason (docs/api/databases.md#branches).
+   */
+  branch(): Promise<BranchOutcome> {
+    return Promise.reject(
+      new PermanentJobError('branches of a live database are not offered on kubernetes yet'),
+    );
   }
 
   async ensureRunning(serverId: string): Promise<ServerEndpoint> {
@@ -266,6 +293,28 @@ export class KubernetesDriver extends DatabaseDriver {
     return this.asSuperuser(serverId, measureUsedBytes);
   }
 
+  /** A live copy is not offered here yet (see branch). */
+  readonly branchesLive = false;
+
+  /** A volume is expanded, never shrunk: less storage is refused (STORAGE_IN_USE). */
+  readonly shrinksStorage = false;
+
+  async resize(
+    serverId: string,
+    config: DatabaseConfig,
+    options: { unfence: boolean; signal?: AbortSignal },
+  ): Promise<void> {
+    const names = await this.servers.namesOf(serverId);
+    const service = names && (await this.servers.service(names));
+    if (!names || !service) throw new Error(`server ${serverId} does not exist`);
+    const login = await this.superuserLogin(names, service);
+    await resizeCluster(this.objects, clusterRef(names, selectedCluster(service)), config, {
+      login,
+      waiting: this.servers.waiting(options.signal),
+    });
+    if (options.unfence) await this.unfence(serverId);
+  }
+
   /**
    * Through the Cluster's parameters (CNPG turns ALTER SYSTEM off): CNPG reloads the
    * server, and every new transaction takes the new default. Waits until a new session
@@ -289,6 +338,27 @@ export class KubernetesDriver extends DatabaseDriver {
           return rows[0]?.setting === value ? true : undefined;
         }),
       { ...this.servers.waiting(), what: `server ${serverId} read-only ${value}` },
+    );
+  }
+
+  /**
+   * The new verifier goes to the server at once, so the old password is refused from now
+   * on, then to the role's Secret (CNPG's managed role keeps to it, in later Clusters too).
+   */
+  async setLoginPassword(serverId: string, databaseName: string, password: string) {
+    const names = await this.servers.namesOf(serverId);
+    const service = names && (await this.servers.service(names));
+    if (!names || !service) throw new Error(`server ${serverId} does not exist`);
+    // The server first: should it refuse, the Secret (which CNPG would apply later) keeps
+    // the old verifier too.
+    const login = await this.superuserLogin(names, service);
+    await withTlsSuperuser(login, SQL_TIMEOUT_MS, (client) =>
+      alterRolePassword(client, databaseName, password),
+    );
+    const verifier = scramSha256Verifier(password);
+    await this.objects.mergePatch(
+      { apiVersion: 'v1', kind: 'Secret', namespace: names.namespace, name: names.appSecret },
+      { data: { password: Buffer.from(verifier, 'utf8').toString('base64') } },
     );
   }
 
@@ -328,6 +398,16 @@ export class KubernetesDriver extends DatabaseDriver {
   /** A standby of nothing (CNPG demotes it): reads go on, no write can be made. */
   holdForRestore(serverId: string): Promise<void> {
     return this.restores.hold(serverId);
+  }
+
+  drill(spec: DrillSpec): Promise<DrillOutcome> {
+    return this.drills.drill(spec);
+  }
+
+  async discardDrill(_drillId: string, serverId: string): Promise<void> {
+    // Its Job and Secret hang off the server's names: none left, nothing to find.
+    if (!serverId) return;
+    await this.drills.discard(await this.drills.namesOf(serverId));
   }
 
   async buildRestore(spec: RestoreSpec): Promise<RestoreOutcome> {

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import type { DatabaseConfig } from '@pgcloud/contracts';
 import type { CertificateAuthority, OsUser, PgTools, SocketAddress } from '@pgcloud/postgres';
 import {
   answers,
@@ -6,6 +7,7 @@ import {
   ensureCertificateAuthority,
   ensureCluster,
   ensureOwnedDir,
+  issueServerCertificate,
   resolveOsUser,
   SERVER_CONF_FILE,
   startCluster,
@@ -15,6 +17,10 @@ import {
 import { access, mkdir, readFile, readdir, rm, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
+  BranchOutcome,
+  BranchSource,
+  DrillOutcome,
+  DrillSpec,
   RestoreOutcome,
   RestoreSpec,
   ServerEndpoint,
@@ -28,10 +34,13 @@ import { purgeSetAside, setAside } from './quarantine.js';
 import { inRecovery, isMarkedHeld, markHeld, promoteHeld, unmarkHeld } from './restore-hold.js';
 import { createRestorePoint } from '../restore-point.js';
 import { enforceServerLimits, measureUsedBytes } from '../server-limits.js';
-import { buildServerFiles } from './server-files.js';
+import { buildServerFiles, rewriteServerConf } from './server-files.js';
+import { adoptBranchRoles, branchFill, branchPoint } from './local-branch.js';
 import type { DriverPaths, ServerPaths } from './server-paths.js';
-import { assertSocketPathFits, driverPaths, serverPaths } from './server-paths.js';
-import { ensureApplicationRoles } from './server-sql.js';
+import { assertSocketPathFits, drillPaths, driverPaths, serverPaths } from './server-paths.js';
+import { drillBuild } from '../restore-build/drill-build.js';
+import { pgCtl } from '../restore-build/pg-ctl.js';
+import { ensureApplicationRoles, setRolePassword } from './server-sql.js';
 import {
   buildRestore,
   discardRestoreBuild,
@@ -115,6 +124,31 @@ export class LocalDriver extends DatabaseDriver {
     return { host: this.settings.host, port: address.port };
   }
 
+  async branch(
+    spec: ServerSpec,
+    source: BranchSource,
+    signal?: AbortSignal,
+  ): Promise<BranchOutcome> {
+    const { osUser, ca } = await this.ready();
+    assertSocketPathFits(this.settings.dataDir, spec.serverId, spec.port);
+    const paths = serverPaths(this.settings.dataDir, spec.serverId);
+    if (!(await exists(paths.pgdata))) {
+      const from = await this.socketAddress(serverPaths(this.settings.dataDir, source.serverId));
+      const { pgBinDir, host, listenAddress } = this.settings;
+      const { templateDir } = this.paths;
+      const context = { pgBinDir, templateDir, host, listenAddress, osUser, ca };
+      await buildServerFiles(spec, paths, context, branchFill(from, signal));
+    }
+    signal?.throwIfAborted();
+    const address = await this.socketAddress(paths);
+    if (!(await answers(address))) await this.start(paths, address, osUser, signal);
+    await adoptBranchRoles(address, source.databaseName, spec);
+    return {
+      endpoint: { host: this.settings.host, port: address.port },
+      ...(await branchPoint(paths)),
+    };
+  }
+
   async ensureRunning(serverId: string): Promise<ServerEndpoint> {
     const { osUser } = await this.ready();
     const paths = serverPaths(this.settings.dataDir, serverId);
@@ -131,6 +165,32 @@ export class LocalDriver extends DatabaseDriver {
     return address && (await answers(address)) ? 'running' : 'stopped';
   }
 
+  readonly branchesLive = true;
+
+  /** The servers share DATA_DIR: less storage is a smaller limit, kept while the data fits. */
+  readonly shrinksStorage = true;
+
+  /**
+   * The settings file written for the new size, then one restart (shared_buffers and the
+   * worker counts take effect only then): clients see their sessions dropped once.
+   */
+  async resize(
+    serverId: string,
+    config: DatabaseConfig,
+    options: { unfence: boolean; signal?: AbortSignal },
+  ): Promise<void> {
+    const { osUser } = await this.ready();
+    const paths = serverPaths(this.settings.dataDir, serverId);
+    if (!(await exists(paths.pgdata))) throw new Error(`server ${serverId} does not exist`);
+    const address = await this.socketAddress(paths);
+    const { listenAddress } = this.settings;
+    await rewriteServerConf({ port: address.port, config }, paths, { listenAddress, osUser });
+    options.signal?.throwIfAborted();
+    if (await answers(address)) await this.stop(paths);
+    if (options.unfence) await unmarkHeld(paths.pgdata);
+    await this.start(paths, address, osUser, options.signal);
+  }
+
   async usedBytes(serverId: string): Promise<number> {
     const address = await this.socketAddress(serverPaths(this.settings.dataDir, serverId));
     return withSuperuser(address, SQL_TIMEOUT_MS, measureUsedBytes);
@@ -145,6 +205,11 @@ export class LocalDriver extends DatabaseDriver {
       );
       await client.query('SELECT pg_reload_conf()');
     });
+  }
+
+  async setLoginPassword(serverId: string, databaseName: string, password: string) {
+    const address = await this.socketAddress(serverPaths(this.settings.dataDir, serverId));
+    await setRolePassword(address, databaseName, password);
   }
 
   async createRestorePoint(serverId: string, name: string): Promise<string> {
@@ -259,13 +324,44 @@ export class LocalDriver extends DatabaseDriver {
   }
 
   async list(): Promise<string[]> {
-    const entries = await readdir(this.paths.serversDir, { withFileTypes: true }).catch(
-      (err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') return [];
-        throw err;
-      },
-    );
-    return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    return subdirectories(this.paths.serversDir);
+  }
+
+  async drill(spec: DrillSpec): Promise<DrillOutcome> {
+    const { osUser, ca } = await this.ready();
+    await this.discardDrill(spec.drillId);
+    const paths = drillPaths(this.settings.dataDir, spec.drillId);
+    try {
+      await ensureOwnedDir(this.paths.drillsDir, osUser);
+      await ensureOwnedDir(paths.drillDir, osUser);
+      await ensureOwnedDir(paths.tlsDir, osUser);
+      // Its own certificate for the loopback check; the server takes no other login.
+      await issueServerCertificate(ca, {
+        commonName: 'localhost',
+        dnsNames: ['localhost'],
+        ipAddresses: ['127.0.0.1'],
+        outDir: paths.tlsDir,
+        osUser,
+      });
+      const tools = { ...this.tools(osUser), ...(spec.signal ? { signal: spec.signal } : {}) };
+      return await drillBuild(paths, spec, {
+        tools,
+        caPem: ca.pem,
+        ...(spec.progress ? { progress: spec.progress } : {}),
+      });
+    } finally {
+      await this.discardDrill(spec.drillId);
+    }
+  }
+
+  async discardDrill(drillId: string): Promise<void> {
+    const { osUser } = await this.ready();
+    const paths = drillPaths(this.settings.dataDir, drillId);
+    if (await exists(join(paths.dataDir, 'postmaster.pid')))
+      await pgCtl(this.tools(osUser), paths.dataDir, 'stop', ['-m', 'immediate', '-t', '60']).catch(
+        () => undefined,
+      );
+    await rm(paths.drillDir, { recursive: true, force: true });
   }
 
   async caCertificate(): Promise<string> {
@@ -325,6 +421,17 @@ export class LocalDriver extends DatabaseDriver {
     if (port === undefined) throw new Error(`no port in ${SERVER_CONF_FILE} of ${paths.pgdata}`);
     return { socketDir: paths.socketDir, port };
   }
+}
+
+/** The directories in `dir`; none when it does not exist (yet). */
+async function subdirectories(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return [];
+      throw err;
+    },
+  );
+  return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -31,21 +31,26 @@ export interface ServerFilesSpec {
   config: DatabaseConfig;
 }
 
+/** Fills `pgdata.partial` with a data directory: a copy of the template, or a branch's copy. */
+export type DataFill = (paths: ServerPaths, context: ServerFilesContext) => Promise<void>;
+
 /**
- * Makes a server's files: its certificate, a copy of the template and its settings. The
- * copy is prepared beside `pgdata` and renamed last, so `pgdata` is always complete and
- * a crash part-way leaves only `pgdata.partial`, which the next attempt replaces.
+ * Makes a server's files: its certificate, its data (a copy of the template unless `fill`
+ * says otherwise) and its settings. The data is prepared beside `pgdata` and renamed last,
+ * so `pgdata` is always complete and a crash part-way leaves only `pgdata.partial`, which
+ * the next attempt replaces.
  */
 export async function buildServerFiles(
   spec: ServerFilesSpec,
   paths: ServerPaths,
   context: ServerFilesContext,
+  fill: DataFill = copyTemplate,
 ): Promise<void> {
   const { osUser } = context;
   for (const dir of [paths.serverDir, paths.socketDir, paths.tlsDir])
     await ensureOwnedDir(dir, osUser);
   // The copy dominates (tens to hundreds of ms); the certificate is made meanwhile.
-  await Promise.all([ensureCertificate(paths, context), copyTemplate(paths, context)]);
+  await Promise.all([ensureCertificate(paths, context), fill(paths, context)]);
   await writeSettings(spec, paths, context);
   // cp does not fsync, and a started server never syncs files it did not write: without
   // this, a power cut soon after would lose catalog files the new server relies on.
@@ -72,21 +77,43 @@ async function copyTemplate(paths: ServerPaths, context: ServerFilesContext): Pr
   await runAsOsUser('cp', args, { osUser: context.osUser });
 }
 
-async function writeSettings(
+/**
+ * A server's settings file written anew for a new size (a resize): replaced whole by a
+ * rename, so a crash leaves the old file or the new one. It takes effect at the next start.
+ */
+export async function rewriteServerConf(
   spec: ServerFilesSpec,
   paths: ServerPaths,
-  context: ServerFilesContext,
+  context: Pick<ServerFilesContext, 'listenAddress' | 'osUser'>,
 ): Promise<void> {
+  const file = join(paths.pgdata, SERVER_CONF_FILE);
+  const partial = `${file}.partial`;
+  await writeFile(partial, serverConf(spec, paths, context.listenAddress), { mode: 0o600 });
+  await chownFile(partial, context.osUser, 0o600);
+  await fsyncPath(partial);
+  await rename(partial, file);
+  await fsyncPath(paths.pgdata);
+}
+
+function serverConf(spec: ServerFilesSpec, paths: ServerPaths, listenAddress: string): string {
   const settings = serverSettings({
     port: spec.port,
-    listenAddress: context.listenAddress,
+    listenAddress,
     socketDir: paths.socketDir,
     certFile: paths.certFile,
     keyFile: paths.keyFile,
     config: spec.config,
   });
+  return renderConf(settings, GENERATED_HEADER);
+}
+
+async function writeSettings(
+  spec: ServerFilesSpec,
+  paths: ServerPaths,
+  context: ServerFilesContext,
+): Promise<void> {
   const files = {
-    [SERVER_CONF_FILE]: renderConf(settings, GENERATED_HEADER),
+    [SERVER_CONF_FILE]: serverConf(spec, paths, context.listenAddress),
     'pg_hba.conf': renderHba(context.listenAddress),
   };
   for (const [name, text] of Object.entries(files)) {

@@ -1,5 +1,7 @@
 import { assertSocketPathFits as assertSocketFits } from '@pgcloud/postgres';
 import { join } from 'node:path';
+import type { JobPaths } from '../../restore-job/job-env.js';
+import { jobPaths } from '../../restore-job/job-env.js';
 
 /** Where the local driver keeps things under DATA_DIR. */
 export interface DriverPaths {
@@ -12,6 +14,8 @@ export interface DriverPaths {
   serversDir: string;
   /** Servers without a record, set aside until their grace period ends. */
   quarantineDir: string;
+  /** Restore drills' scratch servers, one directory each, gone once the drill ends. */
+  drillsDir: string;
 }
 
 /** Where one server's files live; the whole directory goes when the server does. */
@@ -38,7 +42,20 @@ export function driverPaths(dataDir: string): DriverPaths {
     templateDir: join(localDir, 'template'),
     serversDir: join(localDir, 'servers'),
     quarantineDir: join(localDir, 'quarantine'),
+    drillsDir: join(localDir, 'drills'),
   };
+}
+
+const DRILL_ID = /^drl_[0-9a-z]{20}$/;
+
+/**
+ * A drill's scratch server's files, laid out as a restore Job's (restore-job/job-env.ts),
+ * its socket inside; refuses an id that could step out of the drills directory.
+ */
+export function drillPaths(dataDir: string, drillId: string): JobPaths & { drillDir: string } {
+  if (!DRILL_ID.test(drillId)) throw new Error(`not a drill id: '${drillId}'`);
+  const drillDir = join(driverPaths(dataDir).drillsDir, drillId);
+  return { ...jobPaths(drillDir), socketDir: join(drillDir, 'socket'), drillDir };
 }
 
 /** One server's files; refuses an id that could step out of the servers directory. */

@@ -2,6 +2,7 @@ import type { SocketAddress } from '@pgcloud/postgres';
 import { quoteIdent, quoteLiteral, scramSha256Verifier, withSuperuser } from '@pgcloud/postgres';
 import type pg from 'pg';
 import { REPLICATION_ROLE } from '../database-driver.js';
+import { alterRolePassword } from '../role-password.js';
 
 /** The roles and database a server is made for. */
 export interface ApplicationRoles {
@@ -65,4 +66,13 @@ async function ignoring(code: string, query: Promise<unknown>): Promise<void> {
   await query.catch((err: { code?: string }) => {
     if (err.code !== code) throw err;
   });
+}
+
+/** The login role's new password, as a SCRAM verifier (never in the server's log). */
+export async function setRolePassword(
+  address: SocketAddress,
+  role: string,
+  password: string,
+): Promise<void> {
+  await withSuperuser(address, 10_000, (client) => alterRolePassword(client, role, password));
 }

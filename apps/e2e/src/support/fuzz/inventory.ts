@@ -4,7 +4,7 @@ import { expectData } from '../assertions.js';
 
 /**
  * Every resource of a user the API shows, as keys: `project:<id>`,
- * `database:<project id>/<name>`, `backup:<id>`, `restore:<id>`. Automated backups are left
+ * `database:<project id>/<name>`, `backup:<id>`, `restore:<id>`, `webhook:<id>`. Automated backups are left
  * out: the schedule takes them on its own (docs/api/backups.md#automated-backups-and-expiry),
  * whatever the fuzz does.
  */
@@ -13,6 +13,11 @@ export async function apiInventory(api: ApiClient): Promise<Set<string>> {
   const { projects } = expectData<{ projects: { id: string }[] }>(await api.get('/projects'), 200);
   for (const project of projects) {
     keys.add(`project:${project.id}`);
+    const { webhooks } = expectData<{ webhooks: { id: string }[] }>(
+      await api.get(`/projects/${project.id}/webhooks`),
+      200,
+    );
+    for (const webhook of webhooks) keys.add(`webhook:${webhook.id}`);
     const { databases } = expectData<{ databases: { name: string }[] }>(
       await api.get(`/projects/${project.id}/databases`),
       200,

@@ -5,7 +5,7 @@ import type { RawAnswer } from './send.js';
 /** Something a successful fuzzed request made or removed, for the leftover check. */
 export interface Change {
   action: 'created' | 'deleted';
-  kind: 'project' | 'database' | 'backup' | 'restore' | 'device request' | 'other';
+  kind: 'project' | 'database' | 'backup' | 'restore' | 'webhook' | 'device request' | 'other';
   /** The resource's key as the inventory names it (see inventory.ts). */
   key: string;
 }
@@ -92,6 +92,8 @@ function changeOf(method: string, path: string, answer: RawAnswer): Change | und
       kind: 'database',
       key: `database:${path.split('/')[2]}/${String(data['name'])}`,
     };
+  if (/^\/projects\/[^/]+\/webhooks$/.test(path))
+    return { action: 'created', kind: 'webhook', key: `webhook:${id}` };
   if (/\/backups$/.test(path)) return { action: 'created', kind: 'backup', key: `backup:${id}` };
   if (/\/restore$/.test(path))
     return { action: 'created', kind: 'restore', key: `restore:${String(data['restore_id'])}` };
@@ -100,6 +102,7 @@ function changeOf(method: string, path: string, answer: RawAnswer): Change | und
 
 function deletedKey(path: string): string {
   const parts = path.split('/').map(decodeURIComponent);
+  if (parts[3] === 'webhooks') return `webhook:${parts[4]}`;
   if (parts.length === 3) return `project:${parts[2]}`;
   if (parts.length === 5) return `database:${parts[2]}/${parts[4]}`;
   return `backup:${parts[6]}`;

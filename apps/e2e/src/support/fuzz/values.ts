@@ -1,13 +1,14 @@
 import type { Prng } from './prng.js';
 
 const ID_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
-const PREFIXES = ['proj', 'db', 'bkp', 'rstr', 'user', 'srv', 'tok', 'dev'];
+const PREFIXES = ['proj', 'db', 'bkp', 'rstr', 'user', 'srv', 'tok', 'dev', 'whk'];
 
 /** The id prefix a path parameter takes, or undefined for a database name. */
 export function prefixOf(param: string): string | undefined {
   if (param === 'id' || param === 'project_id') return 'proj';
   if (param === 'backup_id') return 'bkp';
   if (param === 'restore_id') return 'rstr';
+  if (param === 'webhook_id') return 'whk';
   return undefined;
 }
 
@@ -153,6 +154,15 @@ export function plausibleValue(prng: Prng, name: string, type: string): unknown 
   if (name === 'user_code') return prng.pick(['BCDF-GHJK', 'bcdfghjk', 'AAAA-AAAA']);
   if (name === 'login') return `fuzz-${idBody(prng, 6)}`;
   if (name === 'email') return `${idBody(prng, 6)}@example.com`;
+  if (name === 'url')
+    return prng.pick([
+      'https://hooks.example.com/fuzz',
+      'http://hooks.example.com/fuzz',
+      'https://169.254.169.254/latest/meta-data',
+      'https://user:pass@hooks.example.com/',
+    ]);
+  if (name === 'events')
+    return prng.pick([['*'], ['backup.failed', 'drill.failed'], ['database.exploded'], []]);
   if (type === 'integer' || type === 'number') return prng.int(100);
   if (type === 'boolean') return prng.chance(0.5);
   return `fuzz-${idBody(prng, 8)}`;
