@@ -18,3 +18,4 @@ export * from './wal-positions.js';
 export * from './query-rows.js';
 export * from './wal-reservation.js';
 export * from './prepared-query.js';
+export * from './archive-extract.js';
