@@ -20,17 +20,25 @@ import { ManagedServer } from './server/managed-server.js';
 import { SnapshotCatalogue } from './catalogue/snapshot-catalogue.js';
 import { LocalSnapshotsController } from './snapshots/local-snapshots.controller.js';
 import { LocalSnapshots } from './snapshots/local-snapshots.service.js';
+import { ArchivePulls, PullPlace } from './pulls/archive-pulls.js';
 
 /** The local daemon: its token, the server it manages, and the databases API. */
 @Module({})
 export class AppModule implements NestModule {
-  static forRoot(server: ManagedServer, token: AccessToken, sweepSeconds: number): DynamicModule {
+  static forRoot(
+    server: ManagedServer,
+    token: AccessToken,
+    sweepSeconds: number,
+    pulls: PullPlace,
+  ): DynamicModule {
     return {
       module: AppModule,
       controllers: [LocalDatabasesController, LocalSnapshotsController],
       providers: [
         { provide: ManagedServer, useValue: server },
         { provide: AccessToken, useValue: token },
+        { provide: PullPlace, useValue: pulls },
+        ArchivePulls,
         Catalogue,
         ServerDatabases,
         DatabaseInspector,

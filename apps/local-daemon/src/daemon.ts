@@ -9,6 +9,9 @@ import { AppModule } from './app.module.js';
 import type { DaemonConfig } from './config.js';
 import { ensureSecretFile, loadSocketTimeouts } from '@pgcloud/config';
 import { ManagedServer, openServerAccess } from './server/managed-server.js';
+import { PullPlace } from './pulls/archive-pulls.js';
+import { join } from 'node:path';
+import { resolveOsUser } from '@pgcloud/postgres';
 
 /**
  * The daemon listens on loopback only (docs/api/local-daemon.md); there is no setting for
@@ -32,7 +35,15 @@ export async function startDaemon(config: DaemonConfig): Promise<INestApplicatio
   let app: NestExpressApplication | undefined;
   try {
     app = await NestFactory.create<NestExpressApplication>(
-      AppModule.forRoot(server, new AccessToken(token), config.DAEMON_EXPIRY_SWEEP_SECONDS),
+      AppModule.forRoot(
+        server,
+        new AccessToken(token),
+        config.DAEMON_EXPIRY_SWEEP_SECONDS,
+        new PullPlace(join(config.dataDir, 'pulls'), {
+          binDir: config.pgBinDir,
+          osUser: await resolveOsUser(config.PG_OS_USER),
+        }),
+      ),
       { bodyParser: false, abortOnError: false, logger: createLogger('local-daemon', config) },
     );
     // Request ids first, so even a refused Host gets one; then the Host, before routing.

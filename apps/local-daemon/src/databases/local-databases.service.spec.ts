@@ -4,6 +4,7 @@ import type { LocalConnection } from '@pgcloud/contracts';
 import { DomainError } from '@pgcloud/contracts';
 import type { Catalogue, DatabaseIdentity } from '../catalogue/catalogue.js';
 import type { SnapshotCatalogue } from '../catalogue/snapshot-catalogue.js';
+import type { ArchivePulls } from '../pulls/archive-pulls.js';
 import type { ManagedServer } from '../server/managed-server.js';
 import type { DatabaseContents, DatabaseInspector } from './database-inspector.js';
 import { LocalDatabasesService } from './local-databases.service.js';
@@ -31,6 +32,7 @@ class FakeServer {
   created: { name: string; template: string; owner?: string }[] = [];
   dropped: string[] = [];
   forgotten: string[] = [];
+  pulled: string[] = [];
   lifetimes = new Map<string, { expiresAt: Date | null; temporary: boolean }>();
   /** Errors the next create or inspection throws, as node-postgres would. */
   createError?: Error;
@@ -118,7 +120,15 @@ class FakeServer {
       all: () => Promise.resolve([]),
       removeAll: () => Promise.resolve(),
     } as unknown as SnapshotCatalogue;
-    return new LocalDatabasesService(server, databases, inspector, catalogue, snapshots);
+    // A pull's own steps are the archive-pulls e2e's; here, only when the service asks for one.
+    const pulls = {
+      restore: (name: string) => {
+        this.pulled.push(name);
+        this.add(name);
+        return Promise.resolve();
+      },
+    } as unknown as ArchivePulls;
+    return new LocalDatabasesService(server, databases, inspector, catalogue, snapshots, pulls);
   }
 }
 
@@ -159,6 +169,24 @@ describe('LocalDatabasesService', () => {
       'extensions',
       'connection',
     ]);
+  });
+
+  it('pulls an archive only for a free name, and never with a template', async () => {
+    const fromArchive = { path: '/tmp/shop.tar.zst', checksumSha256: 'a'.repeat(64) };
+    server.add('base');
+    assert.equal(
+      await refusal(service.create({ name: 'x', template: 'base', fromArchive })),
+      'VALIDATION_ERROR',
+    );
+    assert.equal(
+      await refusal(service.create({ name: 'base', fromArchive })),
+      'DATABASE_NAME_TAKEN',
+    );
+    assert.deepEqual(server.pulled, []);
+    const detail = await service.create({ name: 'shop', fromArchive, ttlSeconds: 60 });
+    assert.deepEqual(server.pulled, ['shop']);
+    assert.deepEqual(server.created, [], 'the pull makes the database, not CREATE DATABASE');
+    assert.notEqual(detail.expiresAt, null);
   });
 
   it('copies a template', async () => {

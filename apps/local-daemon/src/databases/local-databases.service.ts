@@ -12,6 +12,7 @@ import type { CatalogueEntry } from '../catalogue/catalogue.js';
 import { Catalogue } from '../catalogue/catalogue.js';
 import { SnapshotCatalogue } from '../catalogue/snapshot-catalogue.js';
 import { ManagedServer } from '../server/managed-server.js';
+import { ArchivePulls } from '../pulls/archive-pulls.js';
 import { DatabaseInspector } from './database-inspector.js';
 import { requestedExpiry } from './lifetime.js';
 import type { ServerDatabase } from './server-databases.js';
@@ -45,6 +46,7 @@ export class LocalDatabasesService {
     private readonly inspector: DatabaseInspector,
     private readonly catalogue: Catalogue,
     private readonly snapshots: SnapshotCatalogue,
+    private readonly pulls: ArchivePulls,
   ) {
     this.hidden = [...SYSTEM_DATABASES, server.catalogueDatabase];
   }
@@ -75,22 +77,29 @@ export class LocalDatabasesService {
   }
 
   /**
-   * Creates a database, blank or as a copy of a template. Checked in the API's order: the
-   * template exists (404), then the name is free and the template idle (409).
+   * Creates a database, blank, as a copy of a template or from a cloud backup. Checked in
+   * the API's order: the template exists (404), then the name is free and the template
+   * idle (409).
    */
   async create(request: CreateLocalDatabaseDto): Promise<LocalDatabaseDetail> {
-    const { name, template } = request;
+    const { name, template, fromArchive } = request;
     const expiresAt = requestedExpiry(request, Date.now()) ?? null;
+    if (template !== undefined && fromArchive !== undefined)
+      throw new DomainError('VALIDATION_ERROR', 'The request is not valid.', [
+        { field: 'fromArchive', message: 'give template or fromArchive, not both' },
+      ]);
     if (template !== undefined && (await this.findVisible(template)) === undefined)
       throw new DomainError('TEMPLATE_NOT_FOUND', `There is no database '${template}' to copy.`);
     if (this.hidden.includes(name) || (await this.databases.exists(name))) throw nameTaken(name);
     if (template !== undefined && !(await this.databases.idle(template)))
       throw templateInUse(template);
-    await this.databases
-      .create(name, template ?? BLANK_TEMPLATE, this.server.owner)
-      .catch((err: unknown) => {
-        throw createError(err, request);
-      });
+    if (fromArchive !== undefined) await this.pulls.restore(name, fromArchive);
+    else
+      await this.databases
+        .create(name, template ?? BLANK_TEMPLATE, this.server.owner)
+        .catch((err: unknown) => {
+          throw createError(err, request);
+        });
     const created = await this.databases.find(name, this.hidden);
     if (created === undefined) throw databaseNotFound(name); // dropped at once by someone else
     await this.catalogue.entries([created]);

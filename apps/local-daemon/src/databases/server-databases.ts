@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { quoteIdent } from '@pgcloud/postgres';
 import type { DatabaseIdentity } from '../catalogue/catalogue.js';
 import { ManagedServer } from '../server/managed-server.js';
+import { PULL_NAME_PATTERN } from '../pulls/pull-names.js';
 
 /** A database on the server, with its size in bytes. */
 export interface ServerDatabase extends DatabaseIdentity {
@@ -13,11 +14,13 @@ const IDLE_GRACE_MS = 1000;
 const IDLE_POLL_MS = 50;
 
 // What a session of the daemon's role may use: databases that take connections and
-// grant it CONNECT. pg_database_size is NULL for one dropped since the snapshot.
+// grant it CONNECT, but for one a pull is still filling (pulls/archive-pulls.ts).
+// pg_database_size is NULL for one dropped since the snapshot.
 const USABLE_DATABASES = `
   SELECT oid, datname AS name, coalesce(pg_database_size(oid), 0)::text AS size
   FROM pg_database
   WHERE datallowconn AND has_database_privilege(oid, 'CONNECT')
+    AND datname !~ '${PULL_NAME_PATTERN}'
     AND NOT (datname = ANY($1::text[]))`;
 
 /**

@@ -67,6 +67,22 @@ export class ManagedServer implements OnApplicationShutdown {
     }
   }
 
+  /**
+   * The daemon's session in `database` as libpq's environment, for PostgreSQL's own tools
+   * (pg_restore): the password, when there is one, goes in PGPASSWORD, never an argument.
+   */
+  libpqEnv(database: string): Record<string, string> {
+    const session = this.access.session(database);
+    return {
+      PGHOST: String(session.host),
+      PGPORT: String(session.port),
+      PGUSER: String(session.user),
+      PGDATABASE: database,
+      PGCONNECT_TIMEOUT: '10',
+      ...(typeof session.password === 'string' ? { PGPASSWORD: session.password } : {}),
+    };
+  }
+
   /** A database the daemon may connect to before its catalogue exists. */
   get maintenanceDatabase(): string {
     return this.access.maintenanceDatabase;

@@ -1,5 +1,7 @@
+import { Type } from 'class-transformer';
 import {
   IsBoolean,
+  IsObject,
   IsISO8601,
   IsInt,
   IsOptional,
@@ -8,6 +10,7 @@ import {
   Matches,
   Max,
   Min,
+  ValidateNested,
 } from 'class-validator';
 import { IsDatabaseName } from '../databases/databases.dto.js';
 
@@ -33,6 +36,24 @@ export class LocalLifetimeDto {
   ttlSeconds?: number;
 }
 
+/**
+ * A downloaded backup of a cloud database for the daemon to restore
+ * (docs/api/local-daemon.md#pulling-a-cloud-database-down): a file the daemon can read,
+ * and the SHA-256 its bytes must have.
+ */
+export class LocalArchiveDto {
+  /** An absolute path on this machine: a `.tar.zst` backup as `backups download` writes it. */
+  @IsString()
+  @Length(2, 4096, { message: 'fromArchive.path must be 2 to 4096 characters long' })
+  @Matches(/^\/[^\0]*$/, { message: 'fromArchive.path must be an absolute path' })
+  path: string;
+
+  /** The backup's checksum_sha256: 64 hexadecimal digits. */
+  @IsString()
+  @Matches(/^[0-9a-f]{64}$/, { message: 'fromArchive.checksumSha256 must be 64 hex digits' })
+  checksumSha256: string;
+}
+
 /** Body of the local daemon's POST /databases (docs/api/local-daemon.md). */
 export class CreateLocalDatabaseDto extends LocalLifetimeDto {
   @IsDatabaseName()
@@ -53,6 +74,13 @@ export class CreateLocalDatabaseDto extends LocalLifetimeDto {
   @IsOptional()
   @IsBoolean()
   temporary?: boolean;
+
+  /** A cloud backup to fill the new database from, instead of a template. */
+  @IsOptional()
+  @IsObject({ message: 'fromArchive must be an object' })
+  @ValidateNested({ message: 'fromArchive must be an object' })
+  @Type(() => LocalArchiveDto)
+  fromArchive?: LocalArchiveDto;
 }
 
 /** Body of the local daemon's PATCH /databases/{name}: a new expiry, or expiresAt null. */
