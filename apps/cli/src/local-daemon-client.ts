@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { ApiError, ApiUnreachableError, apiErrorOf } from '@pgcloud/api-client';
 import type {
@@ -33,6 +34,8 @@ export interface CreateLocalDatabase {
   template?: string;
   ttlSeconds?: number;
   temporary?: boolean;
+  /** A downloaded cloud backup to restore into it (`local pull`). */
+  fromArchive?: { path: string; checksumSha256: string };
 }
 
 /** The daemon's address and token, and the fetch to use (a test passes a fake). */
@@ -91,7 +94,7 @@ export class LocalDaemonClient {
     let response: Response;
     let text: string;
     try {
-      response = await (this.options.fetch ?? fetch)(url, {
+      response = await (this.options.fetch ?? fetchUntimed)(url, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -158,6 +161,35 @@ export function readDaemonToken(env: NodeJS.ProcessEnv): string {
       `${path} is empty: remove it and restart the local daemon (\`npm run daemon\`)`,
     );
   return token;
+}
+
+/**
+ * fetch over node:http, which waits for an answer as long as it takes: the built-in fetch
+ * gives up after 5 minutes without response headers, and the daemon answers a pull of a
+ * large database only once it is restored. The daemon is on loopback, plain HTTP.
+ */
+export function fetchUntimed(url: string, init?: RequestInit): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      url,
+      { method: init?.method ?? 'GET', headers: init?.headers as Record<string, string> },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.once('error', reject);
+        answer.once('end', () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(answer.headers))
+            if (typeof value === 'string') headers.set(name, value);
+          resolve(
+            new Response(Buffer.concat(chunks), { status: answer.statusCode ?? 502, headers }),
+          );
+        });
+      },
+    );
+    request.once('error', reject);
+    request.end(typeof init?.body === 'string' ? init.body : undefined);
+  });
 }
 
 function parseJson(text: string): unknown {

@@ -110,6 +110,7 @@ export const E2E_GROUPS: readonly E2eGroup[] = [
       'branches-at-points',
       'database-resize',
       'database-branches',
+      'local-pull',
       'webhooks',
       'provisioner-search-path',
       'cascades',
@@ -178,6 +179,7 @@ const SUITE_AREAS: Readonly<Record<string, readonly string[]>> = {
   containers: ['deploy'],
   fuzz: ['gateway'],
   'cli-local': ['daemon'],
+  'local-pull': ['daemon', 'cli', 'backups', 'pitr'],
   'readme-quick-start': ['cli', 'docs'],
 };
 

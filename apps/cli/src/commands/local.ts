@@ -12,10 +12,11 @@ import {
 } from '../local-daemon-client.js';
 import { renderFields, renderTable } from '../output.js';
 import { formatBytes } from '../progress.js';
+import { registerPullCommand } from './local-pull.js';
 
 /**
- * `local list|create|get|delete|snapshot|snapshots|reset`: databases of the local daemon
- * and their snapshots (docs/api/local-daemon.md).
+ * `local list|create|get|delete|snapshot|snapshots|reset|pull`: databases of the local
+ * daemon, their snapshots, and cloud databases pulled down (docs/api/local-daemon.md).
  */
 export function registerLocalCommands(program: Command): void {
   const local = program
@@ -134,6 +135,8 @@ export function registerLocalCommands(program: Command): void {
       );
     }),
   );
+
+  registerPullCommand(local, daemon);
 
   withLocalOptions(
     local
