@@ -53,6 +53,7 @@ export const E2E_GROUPS: readonly E2eGroup[] = [
       'local-daemon-existing-server',
       'local-daemon-secrets',
       'local-daemon-search-path',
+      'local-daemon-fuzz',
       'cli-local',
     ],
   },
