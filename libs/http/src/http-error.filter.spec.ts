@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ArgumentsHost } from '@nestjs/common';
 import type { HttpAdapterHost } from '@nestjs/core';
-import { Logger, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import {
+  BadRequestException,
+  Logger,
+  NotFoundException,
+  PayloadTooLargeException,
+} from '@nestjs/common';
 import { DomainError } from '@pgcloud/contracts';
 import type { WireError } from '@pgcloud/contracts';
 import { HttpErrorFilter } from './http-error.filter.js';
@@ -47,6 +52,20 @@ describe('HttpErrorFilter', () => {
       success: false,
       error: { code: 'VALIDATION_ERROR', message: 'The request is not valid.', details },
     });
+  });
+
+  it('says a path it cannot decode is the path, not the body', () => {
+    // What Express throws for GET /databases/% (decode_param), as Nest hands it on.
+    const decoding = Object.assign(new URIError("Failed to decode param '%'"), { status: 400 });
+    const answer = answerTo(
+      new BadRequestException("Failed to decode param '%'", { cause: decoding }),
+    );
+    assert.equal(answer.status, 400);
+    const error = (answer.body as { error: WireError }).error;
+    assert.equal(error.code, 'VALIDATION_ERROR');
+    assert.deepEqual(error.details, [
+      { field: 'path', message: 'must be valid percent-encoded UTF-8' },
+    ]);
   });
 
   it('asks for a bearer token with AUTH_REQUIRED', () => {

@@ -14,6 +14,23 @@ export function unreadableBody(reason = 'must be valid JSON or form data'): Doma
   ]);
 }
 
+/** The answer to a path whose percent-encoding is broken (`%`, `%zz`): no name can be read. */
+export function unreadablePath(): DomainError {
+  return new DomainError('VALIDATION_ERROR', 'The request path could not be read.', [
+    { field: 'path', message: 'must be valid percent-encoded UTF-8' },
+  ]);
+}
+
+/**
+ * Express answers a path parameter it cannot decode with a URIError of status 400 (which
+ * Nest hands on as a BadRequestException caused by it); Fastify with FST_ERR_BAD_URL.
+ * Neither is about the body.
+ */
+function badPath(exception: unknown): boolean {
+  const { code, cause } = (exception ?? {}) as { code?: unknown; cause?: unknown };
+  return exception instanceof URIError || cause instanceof URIError || code === 'FST_ERR_BAD_URL';
+}
+
 /** The answer to a request no route takes. */
 export function noRoute(method: string, url: string | undefined): DomainError {
   return new DomainError('NOT_FOUND', `There is no route ${method} ${pathOf(url)}.`);
@@ -60,6 +77,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (status === 404) return noRoute(req.method, url);
     if (status === 413)
       return new DomainError('PAYLOAD_TOO_LARGE', 'The request body is larger than 64 KiB.');
+    if (status === 400 && badPath(exception)) return unreadablePath();
     if (status === 400 || status === 415) return unreadableBody();
     const detail = exception instanceof Error ? exception.stack : String(exception);
     withRequestId(req.requestId, () =>
