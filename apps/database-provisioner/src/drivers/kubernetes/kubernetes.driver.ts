@@ -1,11 +1,5 @@
 import type { KubeConfig, V1Service } from '@kubernetes/client-node';
-import {
-  CLUSTER_KIND,
-  CNPG_API_VERSION,
-  CNPG_REPLICATION_USER,
-  HIBERNATION_ANNOTATION,
-  SERVER_ID_LABEL,
-} from '@pgcloud/kubernetes';
+import { HIBERNATION_ANNOTATION } from '@pgcloud/kubernetes';
 import type { DatabaseConfig } from '@pgcloud/contracts';
 import { PermanentJobError } from '@pgcloud/jobs';
 import { SUPERUSER, scramSha256Verifier } from '@pgcloud/postgres';
@@ -28,29 +22,23 @@ import type { ClusterObject } from './cluster-object.js';
 import { buildCluster } from './cluster-object.js';
 import { resizeCluster } from './cluster-resize.js';
 import type { LoadedCa } from './deployment-ca.js';
-import { issueCertificate, issueClientCertificateFor, loadDeploymentCa } from './deployment-ca.js';
+import { issueClientCertificateFor, loadDeploymentCa } from './deployment-ca.js';
 import { KubeObjects } from './kube-objects.js';
-import { caSecret, roleSecrets, tlsSecret } from './secret-objects.js';
 import type { ServerNames } from './server-names.js';
-import { clusterName, QUARANTINED_AT_LABEL } from './server-names.js';
+import { clusterName } from './server-names.js';
 import type { ServiceType } from './service-object.js';
-import { buildService, serviceHostNames } from './service-object.js';
+import { buildService } from './service-object.js';
 import type { SuperuserLogin } from './superuser-session.js';
 import { SuperuserCertificate, withTlsSuperuser } from './superuser-session.js';
-import {
-  clusterRef,
-  isQuarantined,
-  secretRef,
-  selectedCluster,
-  ServerObjects,
-  serviceRef,
-} from './server-objects.js';
+import { clusterRef, isQuarantined, selectedCluster, ServerObjects } from './server-objects.js';
 import { waitUntil } from './wait-until.js';
 import { ClusterRestores } from './cluster-restore.js';
 import { ClusterDrills } from './cluster-drills.js';
+import { ensureServerSecrets } from './server-secrets.js';
+import { destroyServer, quarantinedBefore, quarantineServer } from './cluster-teardown.js';
+import { grantAccess, SQL_TIMEOUT_MS, waitForCluster } from './cluster-readiness.js';
 
 const RESTORE_TIMEOUT_MS = 6 * 3600_000;
-import { grantAccess, SQL_TIMEOUT_MS, waitForCluster } from './cluster-readiness.js';
 
 /** What the kubernetes driver takes from the app's configuration. */
 export interface KubernetesDriverSettings {
@@ -146,20 +134,7 @@ export class KubernetesDriver extends DatabaseDriver {
       }),
     );
     const endpoint = await this.servers.endpointOf(names, service, signal);
-    // A retried create keeps what an earlier attempt made: each object is made once.
-    for (const secret of roleSecrets(names, spec)) await this.objects.createOrGet(secret);
-    // The CA's certificate every time (a crash may have come between the Secrets); the
-    // server's certificate and its replicas' client certificate once.
-    await this.objects.createOrGet(caSecret(names, loaded.ca.pem));
-    if (!(await this.objects.get(secretRef(names, names.tlsSecret)))) {
-      const hosts = serviceHostNames(names, endpoint.host);
-      const certificate = await issueCertificate(loaded, names.base, hosts);
-      await this.objects.createOrGet(tlsSecret(names, certificate));
-    }
-    if (!(await this.objects.get(secretRef(names, names.replicationTlsSecret)))) {
-      const certificate = await issueClientCertificateFor(loaded, CNPG_REPLICATION_USER);
-      await this.objects.createOrGet(tlsSecret(names, certificate, names.replicationTlsSecret));
-    }
+    await ensureServerSecrets(this.objects, names, spec, loaded, endpoint.host);
     signal?.throwIfAborted();
     const current = selectedCluster(service);
     await this.objects.createOrGet(
@@ -227,62 +202,17 @@ export class KubernetesDriver extends DatabaseDriver {
     return answered ? 'running' : 'stopped';
   }
 
-  async destroy(serverId: string): Promise<void> {
-    const names = await this.servers.namesOf(serverId);
-    if (!names) return;
-    // The Clusters first, until their pods have ended: no server outlives its record.
-    const clusters = await this.servers.labelled<ClusterObject>(
-      names,
-      CNPG_API_VERSION,
-      CLUSTER_KIND,
-    );
-    for (const cluster of clusters)
-      await this.objects.delete(clusterRef(names, cluster.metadata?.name ?? ''), 'Foreground');
-    await waitUntil(
-      async () =>
-        (await this.servers.labelled(names, CNPG_API_VERSION, CLUSTER_KIND)).length === 0
-          ? true
-          : undefined,
-      { ...this.servers.waiting(), what: `the Clusters of ${names.base} gone` },
-    );
-    // A restore's Job (its server) and Service; the Service last: it is how the driver
-    // finds a server's other objects again.
-    await this.servers.deleteLabelled(names, 'batch/v1', 'Job', 'Foreground');
-    await this.servers.deleteRestoreService(names);
-    await this.servers.deleteLabelled(names, 'v1', 'Secret');
-    await this.objects.delete(serviceRef(names));
-    this.servers.forget(serverId);
+  destroy(serverId: string): Promise<void> {
+    return destroyServer(this.servers, serverId);
   }
 
-  /** Hibernated (CNPG keeps the volume, stops the pods) and labelled with when. */
-  async quarantine(serverId: string): Promise<string> {
-    const names = await this.servers.namesOf(serverId);
-    if (!names) return `nothing of ${serverId}`;
-    const at = String(Math.floor(Date.now() / 1000));
-    const label = { metadata: { labels: { [QUARANTINED_AT_LABEL]: at } } };
-    const clusters = (
-      await this.servers.labelled<ClusterObject>(names, CNPG_API_VERSION, CLUSTER_KIND)
-    ).map((cluster) => cluster.metadata?.name ?? '');
-    for (const cluster of clusters)
-      await this.objects.mergePatch(clusterRef(names, cluster), {
-        metadata: {
-          labels: { [QUARANTINED_AT_LABEL]: at },
-          annotations: { [HIBERNATION_ANNOTATION]: 'on' },
-        },
-      });
-    await this.objects.mergePatch(serviceRef(names), label);
-    // Stopped when it answers, as the local driver's: nothing writes to it any more.
-    await this.servers.waitForStopped(names, clusters);
-    return `${names.namespace}/${names.base} (hibernated)`;
+  quarantine(serverId: string): Promise<string> {
+    return quarantineServer(this.servers, serverId);
   }
 
   async purgeQuarantined(before: Date): Promise<string[]> {
     const purged: string[] = [];
-    for (const service of await this.servers.services()) {
-      const labels = service.metadata?.labels ?? {};
-      const at = Number(labels[QUARANTINED_AT_LABEL]);
-      const serverId = labels[SERVER_ID_LABEL];
-      if (!serverId || !Number.isFinite(at) || at * 1000 >= before.getTime()) continue;
+    for (const serverId of await quarantinedBefore(this.servers, before)) {
       await this.destroy(serverId);
       purged.push(serverId);
     }
@@ -304,9 +234,7 @@ export class KubernetesDriver extends DatabaseDriver {
     config: DatabaseConfig,
     options: { unfence: boolean; signal?: AbortSignal },
   ): Promise<void> {
-    const names = await this.servers.namesOf(serverId);
-    const service = names && (await this.servers.service(names));
-    if (!names || !service) throw new Error(`server ${serverId} does not exist`);
+    const { names, service } = await this.servers.existing(serverId);
     const login = await this.superuserLogin(names, service);
     await resizeCluster(this.objects, clusterRef(names, selectedCluster(service)), config, {
       login,
@@ -321,9 +249,7 @@ export class KubernetesDriver extends DatabaseDriver {
    * sees it.
    */
   async setReadOnly(serverId: string, readOnly: boolean): Promise<void> {
-    const names = await this.servers.namesOf(serverId);
-    const service = names && (await this.servers.service(names));
-    if (!names || !service) throw new Error(`server ${serverId} does not exist`);
+    const { names, service } = await this.servers.existing(serverId);
     const value = readOnly ? 'on' : 'off';
     await this.objects.mergePatch(clusterRef(names, selectedCluster(service)), {
       spec: { postgresql: { parameters: { default_transaction_read_only: value } } },
@@ -346,9 +272,7 @@ export class KubernetesDriver extends DatabaseDriver {
    * on, then to the role's Secret (CNPG's managed role keeps to it, in later Clusters too).
    */
   async setLoginPassword(serverId: string, databaseName: string, password: string) {
-    const names = await this.servers.namesOf(serverId);
-    const service = names && (await this.servers.service(names));
-    if (!names || !service) throw new Error(`server ${serverId} does not exist`);
+    const { names, service } = await this.servers.existing(serverId);
     // The server first: should it refuse, the Secret (which CNPG would apply later) keeps
     // the old verifier too.
     const login = await this.superuserLogin(names, service);
@@ -362,12 +286,8 @@ export class KubernetesDriver extends DatabaseDriver {
     );
   }
 
-  async createRestorePoint(serverId: string, name: string): Promise<string> {
-    const names = await this.servers.namesOf(serverId);
-    const service = names && (await this.servers.service(names));
-    if (!names || !service) throw new Error(`server ${serverId} does not exist`);
-    const login = await this.superuserLogin(names, service);
-    return withTlsSuperuser(login, SQL_TIMEOUT_MS, (client) => createRestorePoint(client, name));
+  createRestorePoint(serverId: string, name: string): Promise<string> {
+    return this.asSuperuser(serverId, (client) => createRestorePoint(client, name));
   }
 
   /** temp_file_limit is one of the Cluster's parameters; the overrides are reset by SQL. */
@@ -381,14 +301,8 @@ export class KubernetesDriver extends DatabaseDriver {
     );
   }
 
-  async list(): Promise<string[]> {
-    const ids = new Set<string>();
-    for (const service of await this.servers.services()) {
-      const labels = service.metadata?.labels ?? {};
-      const serverId = labels[SERVER_ID_LABEL];
-      if (serverId && !isQuarantined(service)) ids.add(serverId);
-    }
-    return [...ids];
+  list(): Promise<string[]> {
+    return this.servers.serverIds();
   }
 
   async caCertificate(): Promise<string> {
@@ -457,9 +371,7 @@ export class KubernetesDriver extends DatabaseDriver {
     serverId: string,
     work: Parameters<typeof withTlsSuperuser<T>>[2],
   ): Promise<T> {
-    const names = await this.servers.namesOf(serverId);
-    const service = names && (await this.servers.service(names));
-    if (!names || !service) throw new Error(`server ${serverId} does not exist`);
+    const { names, service } = await this.servers.existing(serverId);
     return withTlsSuperuser(await this.superuserLogin(names, service), SQL_TIMEOUT_MS, work);
   }
 

@@ -1,5 +1,10 @@
 import type { KubernetesObject, V1Pod, V1Service } from '@kubernetes/client-node';
-import { CLUSTER_KIND, CNPG_API_VERSION, CNPG_CLUSTER_LABEL } from '@pgcloud/kubernetes';
+import {
+  SERVER_ID_LABEL,
+  CLUSTER_KIND,
+  CNPG_API_VERSION,
+  CNPG_CLUSTER_LABEL,
+} from '@pgcloud/kubernetes';
 import type { ServerEndpoint } from '../database-driver.js';
 import type { KubeObjects, ObjectRef } from './kube-objects.js';
 import type { ServerNames } from './server-names.js';
@@ -48,6 +53,14 @@ export class ServerObjects {
     return undefined;
   }
 
+  /** A server's names and Service; throws when it has none. */
+  async existing(serverId: string): Promise<{ names: ServerNames; service: V1Service }> {
+    const names = await this.namesOf(serverId);
+    const service = names && (await this.service(names));
+    if (!names || !service) throw new Error(`server ${serverId} does not exist`);
+    return { names, service };
+  }
+
   service(names: ServerNames): Promise<V1Service | undefined> {
     return this.objects.get<V1Service>({ apiVersion: 'v1', kind: 'Service', ...at(names) });
   }
@@ -58,6 +71,16 @@ export class ServerObjects {
     for (const namespace of this.namespaces)
       all.push(...(await this.objects.list<V1Service>('v1', 'Service', namespace, MANAGED_BY)));
     return all.filter((service) => !service.metadata?.labels?.[RESTORE_OF_LABEL]);
+  }
+
+  /** The ids of the servers pgcloud runs here, those set aside left out. */
+  async serverIds(): Promise<string[]> {
+    const ids = new Set<string>();
+    for (const service of await this.services()) {
+      const serverId = service.metadata?.labels?.[SERVER_ID_LABEL];
+      if (serverId && !isQuarantined(service)) ids.add(serverId);
+    }
+    return [...ids];
   }
 
   /** The Service a restore's Job serves its data through, if there is one. */

@@ -1,4 +1,4 @@
-import { access, copyFile, readFile, rename, rm } from 'node:fs/promises';
+import { copyFile, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OsUser, PgTools } from '@pgcloud/postgres';
 import { chownFile, fsyncPath, SERVER_CONF_FILE } from '@pgcloud/postgres';
@@ -9,6 +9,7 @@ import { markHeld } from './restore-hold.js';
 import type { RestorePaths } from './restore-paths.js';
 import { CHECKED_MARKER, restorePaths } from './restore-paths.js';
 import type { ServerPaths } from './server-paths.js';
+import { exists } from './local-files.js';
 
 /** What a local restore needs of the driver. */
 export interface LocalRestoreContext {
@@ -175,11 +176,4 @@ async function discardBuild(paths: RestorePaths, tools: PgTools): Promise<void> 
 async function copyOwned(from: string, to: string, osUser: OsUser): Promise<void> {
   await copyFile(from, to);
   await chownFile(to, osUser);
-}
-
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }

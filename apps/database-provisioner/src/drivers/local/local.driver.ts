@@ -7,14 +7,14 @@ import {
   ensureCertificateAuthority,
   ensureCluster,
   ensureOwnedDir,
-  issueServerCertificate,
   resolveOsUser,
   SERVER_CONF_FILE,
   startCluster,
   stopCluster,
   withSuperuser,
 } from '@pgcloud/postgres';
-import { access, mkdir, readFile, readdir, rm, statfs } from 'node:fs/promises';
+import { mkdir, readFile, rm, statfs } from 'node:fs/promises';
+import { exists, subdirectories } from './local-files.js';
 import { join } from 'node:path';
 import type {
   BranchOutcome,
@@ -34,12 +34,12 @@ import { purgeSetAside, setAside } from './quarantine.js';
 import { inRecovery, isMarkedHeld, markHeld, promoteHeld, unmarkHeld } from './restore-hold.js';
 import { createRestorePoint } from '../restore-point.js';
 import { enforceServerLimits, measureUsedBytes } from '../server-limits.js';
+import type { DataFill } from './server-files.js';
 import { buildServerFiles, rewriteServerConf } from './server-files.js';
 import { adoptBranchRoles, branchFill, branchPoint } from './local-branch.js';
 import type { DriverPaths, ServerPaths } from './server-paths.js';
-import { assertSocketPathFits, drillPaths, driverPaths, serverPaths } from './server-paths.js';
-import { drillBuild } from '../restore-build/drill-build.js';
-import { pgCtl } from '../restore-build/pg-ctl.js';
+import { assertSocketPathFits, driverPaths, serverPaths } from './server-paths.js';
+import { discardLocalDrill, runLocalDrill } from './local-drill.js';
 import { ensureApplicationRoles, setRolePassword } from './server-sql.js';
 import {
   buildRestore,
@@ -72,14 +72,16 @@ interface Prepared {
 
 // The platform's server ids are `srv_` and 20 characters; checked at start against DATA_DIR.
 const TYPICAL_SERVER_ID = `srv_${'x'.repeat(20)}`;
+const SQL_TIMEOUT_MS = 5000;
 
 /**
  * One PostgreSQL cluster per database on this host: each server is a copy of a template
  * made once by initdb, configured, and started with pg_ctl as the OS user.
  */
-const SQL_TIMEOUT_MS = 5000;
-
 export class LocalDriver extends DatabaseDriver {
+  private readonly logger = new Logger(LocalDriver.name);
+  private readonly paths: DriverPaths;
+  private preparing?: Promise<Prepared>;
   /** Every server keeps its data under DATA_DIR, on one disk. */
   readonly sharesDisk = true;
 
@@ -87,10 +89,6 @@ export class LocalDriver extends DatabaseDriver {
     const stats = await statfs(this.paths.localDir);
     return { freeBytes: stats.bavail * stats.bsize, totalBytes: stats.blocks * stats.bsize };
   }
-
-  private readonly logger = new Logger(LocalDriver.name);
-  private readonly paths: DriverPaths;
-  private preparing?: Promise<Prepared>;
 
   constructor(private readonly settings: LocalDriverSettings) {
     super();
@@ -106,19 +104,7 @@ export class LocalDriver extends DatabaseDriver {
   }
 
   async create(spec: ServerSpec, signal?: AbortSignal): Promise<ServerEndpoint> {
-    const { osUser, ca } = await this.ready();
-    signal?.throwIfAborted();
-    assertSocketPathFits(this.settings.dataDir, spec.serverId, spec.port);
-    const paths = serverPaths(this.settings.dataDir, spec.serverId);
-    if (!(await exists(paths.pgdata))) {
-      const { pgBinDir, host, listenAddress } = this.settings;
-      const { templateDir } = this.paths;
-      const context = { pgBinDir, templateDir, host, listenAddress, osUser, ca };
-      await buildServerFiles(spec, paths, context);
-    }
-    signal?.throwIfAborted();
-    const address = await this.socketAddress(paths);
-    if (!(await answers(address))) await this.start(paths, address, osUser, signal);
+    const address = await this.makeServer(spec, signal);
     signal?.throwIfAborted();
     await ensureApplicationRoles(address, spec);
     return { host: this.settings.host, port: address.port };
@@ -129,24 +115,40 @@ export class LocalDriver extends DatabaseDriver {
     source: BranchSource,
     signal?: AbortSignal,
   ): Promise<BranchOutcome> {
+    const sourcePaths = serverPaths(this.settings.dataDir, source.serverId);
+    const address = await this.makeServer(spec, signal, async (paths, context) =>
+      branchFill(await this.socketAddress(sourcePaths), signal)(paths, context),
+    );
+    await adoptBranchRoles(address, source.databaseName, spec);
+    return {
+      endpoint: { host: this.settings.host, port: address.port },
+      ...(await branchPoint(serverPaths(this.settings.dataDir, spec.serverId))),
+    };
+  }
+
+  /**
+   * Builds a server's files once (a copy of the template, or what `fill` puts there) and
+   * starts it; a second call finds them and only starts it if it is down.
+   */
+  private async makeServer(
+    spec: ServerSpec,
+    signal?: AbortSignal,
+    fill?: DataFill,
+  ): Promise<SocketAddress> {
     const { osUser, ca } = await this.ready();
+    signal?.throwIfAborted();
     assertSocketPathFits(this.settings.dataDir, spec.serverId, spec.port);
     const paths = serverPaths(this.settings.dataDir, spec.serverId);
     if (!(await exists(paths.pgdata))) {
-      const from = await this.socketAddress(serverPaths(this.settings.dataDir, source.serverId));
       const { pgBinDir, host, listenAddress } = this.settings;
       const { templateDir } = this.paths;
       const context = { pgBinDir, templateDir, host, listenAddress, osUser, ca };
-      await buildServerFiles(spec, paths, context, branchFill(from, signal));
+      await buildServerFiles(spec, paths, context, fill);
     }
     signal?.throwIfAborted();
     const address = await this.socketAddress(paths);
     if (!(await answers(address))) await this.start(paths, address, osUser, signal);
-    await adoptBranchRoles(address, source.databaseName, spec);
-    return {
-      endpoint: { host: this.settings.host, port: address.port },
-      ...(await branchPoint(paths)),
-    };
+    return address;
   }
 
   async ensureRunning(serverId: string): Promise<ServerEndpoint> {
@@ -329,39 +331,12 @@ export class LocalDriver extends DatabaseDriver {
 
   async drill(spec: DrillSpec): Promise<DrillOutcome> {
     const { osUser, ca } = await this.ready();
-    await this.discardDrill(spec.drillId);
-    const paths = drillPaths(this.settings.dataDir, spec.drillId);
-    try {
-      await ensureOwnedDir(this.paths.drillsDir, osUser);
-      await ensureOwnedDir(paths.drillDir, osUser);
-      await ensureOwnedDir(paths.tlsDir, osUser);
-      // Its own certificate for the loopback check; the server takes no other login.
-      await issueServerCertificate(ca, {
-        commonName: 'localhost',
-        dnsNames: ['localhost'],
-        ipAddresses: ['127.0.0.1'],
-        outDir: paths.tlsDir,
-        osUser,
-      });
-      const tools = { ...this.tools(osUser), ...(spec.signal ? { signal: spec.signal } : {}) };
-      return await drillBuild(paths, spec, {
-        tools,
-        caPem: ca.pem,
-        ...(spec.progress ? { progress: spec.progress } : {}),
-      });
-    } finally {
-      await this.discardDrill(spec.drillId);
-    }
+    return runLocalDrill(this.settings.dataDir, spec, this.tools(osUser), ca);
   }
 
   async discardDrill(drillId: string): Promise<void> {
     const { osUser } = await this.ready();
-    const paths = drillPaths(this.settings.dataDir, drillId);
-    if (await exists(join(paths.dataDir, 'postmaster.pid')))
-      await pgCtl(this.tools(osUser), paths.dataDir, 'stop', ['-m', 'immediate', '-t', '60']).catch(
-        () => undefined,
-      );
-    await rm(paths.drillDir, { recursive: true, force: true });
+    await discardLocalDrill(this.settings.dataDir, drillId, this.tools(osUser));
   }
 
   async caCertificate(): Promise<string> {
@@ -421,22 +396,4 @@ export class LocalDriver extends DatabaseDriver {
     if (port === undefined) throw new Error(`no port in ${SERVER_CONF_FILE} of ${paths.pgdata}`);
     return { socketDir: paths.socketDir, port };
   }
-}
-
-/** The directories in `dir`; none when it does not exist (yet). */
-async function subdirectories(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(
-    (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return [];
-      throw err;
-    },
-  );
-  return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
-}
-
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }

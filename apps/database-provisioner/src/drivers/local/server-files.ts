@@ -10,9 +10,10 @@ import {
   runPgTool,
   SERVER_CONF_FILE,
 } from '@pgcloud/postgres';
-import { access, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GENERATED_HEADER, renderHba, serverSettings } from './cluster-config.js';
+import { exists } from './local-files.js';
 import type { ServerPaths } from './server-paths.js';
 
 /** What making a server's files takes besides the server's own paths. */
@@ -121,11 +122,4 @@ async function writeSettings(
     await writeFile(file, text, { mode: 0o600 });
     await chownFile(file, context.osUser, 0o600);
   }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
 }
