@@ -2,7 +2,14 @@ import { BlockList, isIP } from 'node:net';
 
 /** Why an address is no place to deliver to, as the attempt's error names it. */
 export type AddressKind =
-  'private' | 'loopback' | 'link-local' | 'multicast' | 'unspecified' | 'unique-local';
+  | 'private'
+  | 'loopback'
+  | 'link-local'
+  | 'multicast'
+  | 'unspecified'
+  | 'unique-local'
+  | 'reserved'
+  | 'translated';
 
 /**
  * The ranges no delivery goes to unless WEBHOOK_ALLOW_PRIVATE_TARGETS (docs/api/webhooks.md#targets):
@@ -34,6 +41,24 @@ const REFUSED: Record<AddressKind, [string, number, 'ipv4' | 'ipv6'][]> = {
     ['::', 128, 'ipv6'],
   ],
   'unique-local': [['fc00::', 7, 'ipv6']],
+  // Not routed on the internet: protocol assignments, benchmarking, documentation, the
+  // old class E and the broadcast address. Nothing a webhook receiver would be at.
+  reserved: [
+    ['192.0.0.0', 24, 'ipv4'],
+    ['192.0.2.0', 24, 'ipv4'],
+    ['198.18.0.0', 15, 'ipv4'],
+    ['198.51.100.0', 24, 'ipv4'],
+    ['203.0.113.0', 24, 'ipv4'],
+    ['240.0.0.0', 4, 'ipv4'],
+    ['2001:db8::', 32, 'ipv6'],
+  ],
+  // IPv6 addresses that carry an IPv4 one to a translator (NAT64, 6to4), which could be a
+  // private address behind it: refused whole, as the IPv4 address inside is not checked.
+  translated: [
+    ['64:ff9b::', 96, 'ipv6'],
+    ['64:ff9b:1::', 48, 'ipv6'],
+    ['2002::', 16, 'ipv6'],
+  ],
 };
 
 const LISTS = Object.entries(REFUSED).map(([kind, ranges]) => {
