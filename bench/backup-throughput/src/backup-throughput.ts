@@ -3,9 +3,8 @@
 // a local file, pgBackRest into the same S3 bucket, and pgcloud (pg_basebackup streamed
 // through SHA-256 into an S3 multipart upload). Every result is restored and its rows
 // counted before it counts. It only prints; nothing passes or fails on a number.
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
@@ -26,21 +25,19 @@ import {
   resolveOsUser,
   runPgTool,
 } from '@pgcloud/postgres';
-import { ObjectStore } from '@pgcloud/storage';
 import type { BulkDatabase, Cleanup, Samples } from '@pgcloud/bench-support';
-import { LocalS3 } from '@pgcloud/devstack';
 import { RestoredByHand } from '@pgcloud/testing';
 import {
   benchCount,
-  bulkDatabase,
+  bulkDatabaseOnHttpsS3,
+  dataDirectoryBytes,
   formatSamples,
   median,
   pollUntil,
   runBench,
+  setUpPgBackRest,
 } from '@pgcloud/bench-support';
 import pg from 'pg';
-import type { Repository } from './pgbackrest.js';
-import { PgBackRest } from './pgbackrest.js';
 
 const OS_USER = process.env['PG_OS_USER'] ?? 'postgres';
 const MB = 1_000_000;
@@ -150,57 +147,12 @@ function report(
 await runBench(async (cleanups: Cleanup[]) => {
   const runs = benchCount(3);
   // HTTPS for everyone: pgBackRest speaks S3 only over TLS, and so does a real deployment.
-  const s3Dir = await mkdtemp(join(tmpdir(), 'pgcloud-bench-s3-'));
-  const localS3 = new LocalS3(s3Dir);
-  const removeS3 = async () => {
-    await localS3.destroy();
-    await rm(s3Dir, { recursive: true, force: true });
-  };
-  let bulk: BulkDatabase;
-  let credentials: Repository['s3'];
-  try {
-    const s3 = await localS3.start();
-    const { tls } = s3;
-    if (!tls) throw new Error('the local S3 serves no HTTPS');
-    bulk = await bulkDatabase(cleanups, 'bench-backup', ROWS, {
-      S3_ENDPOINT: tls.endpoint,
-      S3_REGION: s3.region,
-      S3_ACCESS_KEY_ID: s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      NODE_EXTRA_CA_CERTS: tls.certFile,
-    });
-    credentials = { ...s3, tls };
-    // The apps run with the HTTPS endpoint; this process does not trust RGW's certificate
-    // (NODE_EXTRA_CA_CERTS is read at start), so the stack's own cleanup of its bucket
-    // reaches the same S3 over HTTP.
-    bulk.stack.env['S3_ENDPOINT'] = s3.endpoint;
-  } finally {
-    // After the stack has stopped.
-    cleanups.push(removeS3);
-  }
-  const serverDir = join(bulk.stack.dataDir, 'local', 'servers', bulk.database.platform_service_id);
-  const pgdata = join(serverDir, 'pgdata');
-  // What a base backup copies: the data directory, WAL included.
-  const clusterBytes = Number(
-    execFileSync('du', ['-sb', pgdata], { encoding: 'utf8' }).split('\t')[0],
-  );
-  const bucketName = bulk.stack.env['S3_BUCKET'] ?? 'pgcloud';
-  const bucket = new ObjectStore({ ...credentials, bucket: bucketName, forcePathStyle: true });
-  cleanups.unshift(() => Promise.resolve(bucket.close()));
-  const prefix = `pgbackrest-${bulk.stack.id}`;
+  const db = await bulkDatabaseOnHttpsS3(cleanups, 'bench-backup', ROWS);
+  const { bulk, server } = db;
+  const serverDir = server.serverDir;
+  const clusterBytes = dataDirectoryBytes(server.pgdata);
   console.error('setting pgBackRest up: a stanza, WAL archiving into its repository');
-  const backRest = await PgBackRest.setUp(
-    bulk.scratchDir,
-    await resolveOsUser(OS_USER),
-    {
-      pgdata,
-      address: { socketDir: join(serverDir, 'socket'), port: bulk.connection.port },
-      logFile: join(serverDir, 'postgresql.log'),
-    },
-    { s3: credentials, bucket: bucketName, prefix },
-  );
-  // Before the stack stops: archiving is turned off on the server.
-  cleanups.unshift(() => backRest.remove(bucket, prefix));
+  const backRest = await setUpPgBackRest(cleanups, db, await resolveOsUser(OS_USER));
   const caPem = await (await fetch(`${bulk.stack.baseUrl}/ca.pem`)).text();
   const samples = { plain: [] as Sample[], backRest: [] as Sample[], ours: [] as Sample[] };
   for (let run = 1; run <= runs; run++) {

@@ -1,153 +1,107 @@
-// `npm run bench:restore`: the time pgcloud takes to restore a backup of a database of
-// at least 500 MB in place (download with its checksum, extract, recovery, promotion, a
-// TLS check, the swap), beside downloading the same archive through its link, extracting
-// it and starting PostgreSQL on it by hand, in the same run: every sample, the medians,
-// their spread and ratios (with the download, and without it as the archive were a local
-// file), and the phases of each. It only prints; nothing passes or fails on it.
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import type { Client } from '@pgcloud/api-client';
-import {
-  createBackup,
-  createdRestore,
-  getBackup,
-  getBackupDownload,
-  getRestore,
-  restoreBackup,
-  unwrap,
-} from '@pgcloud/api-client';
-import type { Cleanup, DatabasePath, PhaseSeconds, Samples } from '@pgcloud/bench-support';
-import { RestoredByHand, downloadArchive } from '@pgcloud/testing';
+// `npm run bench:restore`: the time to recover a database from a backup as it grows, at
+// each of BENCH_SIZES_MB (about that many MB of data directory; the one database is grown
+// from one size to the next). At each size, BENCH_COUNT samples of four ways, in turn:
+// pgcloud's restore into a new database, pgcloud's restore in place (with how long a
+// client goes without a write meanwhile), the same archive by hand (download, extract,
+// start), and pgBackRest's restore of its own full backup on the same S3. It prints every
+// sample with its phases, the medians, their ratios, and each way's growth in seconds per
+// GB from one size to the next. It only prints; nothing passes or fails on it.
+import { readFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Cleanup, PgBackRest } from '@pgcloud/bench-support';
 import {
   benchCount,
-  bulkDatabase,
-  formatRatioOfMedians,
-  formatSamples,
-  phaseRows,
-  pollUntil,
+  benchSizesMb,
+  bulkDatabaseOnHttpsS3,
+  megabytes,
   runBench,
-  timeRestorePhases,
-  withParts,
+  setUpPgBackRest,
 } from '@pgcloud/bench-support';
+import { resolveOsUser } from '@pgcloud/postgres';
+import { timeByHand } from './by-hand.js';
+import { growTo } from './grow.js';
+import { takeBackup, timeInPlace, timeIntoNewDatabase } from './pgcloud.js';
+import type { SizeRun } from './report.js';
+import { DESCRIPTION, growthReport, sizeReport } from './report.js';
+import { createProbeTable } from './write-probe.js';
 
-// 3.3 million rows: a data directory of about 1.2 GB, an archive of about 270 MB.
-const ROWS = Number(process.env['BENCH_ROWS'] ?? '3300000');
-const LABELS = { kind: 'backup', target: 'in_place' } as const;
-
-/** Seconds of one in-place restore: from the record's start to its completion. */
-async function timeOurs(client: Client, path: DatabasePath, backupId: string): Promise<number> {
-  const created = createdRestore(
-    await unwrap(restoreBackup({ client, path: { ...path, backup_id: backupId }, body: {} })),
-  );
-  const restore = await pollUntil(
-    () => unwrap(getRestore({ client, path: { ...path, restore_id: created.restore_id } })),
-    (r) => r.status === 'completed' || r.status === 'failed',
-  );
-  if (restore.status === 'failed') throw new Error(`restore failed: ${restore.error ?? '?'}`);
-  return (Date.parse(restore.completed_at ?? '') - Date.parse(restore.started_at)) / 1000;
-}
-
+const MB = 1_000_000;
+/** The account PostgreSQL runs as when we are root. */
+const OS_USER = process.env['PG_OS_USER'] ?? 'postgres';
 /**
- * Seconds to download the archive through its link (with its SHA-256, into a file), to
- * extract it, and to start PostgreSQL on it (crash recovery included).
+ * The pause before each sample: the data a restore set aside, or a deleted database's
+ * files, are removed in the background a moment after, and must not weigh on the next.
  */
-interface HandSteps {
-  download: number;
-  extraction: number;
-  start: number;
-}
-
-async function timeByHand(
-  client: Client,
-  backupPath: DatabasePath & { backup_id: string },
-  parent: string,
-): Promise<HandSteps> {
-  const started = performance.now();
-  const link = await unwrap(getBackupDownload({ client, path: backupPath }));
-  const dir = await mkdtemp(join(parent, 'pgcloud-archive-'));
-  try {
-    // PostgreSQL's OS user extracts it.
-    await chmod(dir, 0o755);
-    const fetched = await downloadArchive(link.download_url, dir);
-    if (!fetched.file) throw new Error(`download answered ${fetched.status}`);
-    const downloaded = performance.now();
-    const restored = await RestoredByHand.extract(fetched.file, parent);
-    try {
-      const extracted = performance.now();
-      await restored.start();
-      return {
-        download: (downloaded - started) / 1000,
-        extraction: (extracted - downloaded) / 1000,
-        start: (performance.now() - extracted) / 1000,
-      };
-    } finally {
-      await restored.remove();
-    }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-function report(
-  title: string,
-  ours: { seconds: number; phases: PhaseSeconds }[],
-  byHand: HandSteps[],
-): string {
-  const pgcloud: Samples = { label: 'pgcloud', values: ours.map((o) => o.seconds) };
-  const hand: Samples = {
-    label: 'by hand',
-    values: byHand.map((h) => h.download + h.extraction + h.start),
-  };
-  const local: Samples = {
-    label: 'by hand from a local file',
-    values: byHand.map((h) => h.extraction + h.start),
-  };
-  const phases = phaseRows(
-    ours.map((o) => o.phases),
-    pgcloud.values,
-  );
-  const steps = [
-    { label: 'download', values: byHand.map((h) => h.download) },
-    { label: 'extraction', values: byHand.map((h) => h.extraction) },
-    { label: 'start (crash recovery)', values: byHand.map((h) => h.start) },
-  ];
-  return [
-    title,
-    '  pgcloud: completed_at - started_at of an in-place restore (download + SHA-256 and extraction, recovery, promotion, TLS check on a spare port, swap, TLS check); its phases as database-provisioner times them (pgcloud_restore_phase_duration_seconds, kind=backup, target=in_place)',
-    '  by hand: the archive downloaded through its link (SHA-256 as it streams) into a file, tar --zstd -x of it, then pg_ctl start until it accepts connections',
-    '',
-    ...formatSamples([...withParts(pgcloud, phases), ...withParts(hand, steps)]),
-    '',
-    formatRatioOfMedians(pgcloud, hand, 1.3),
-    formatRatioOfMedians(pgcloud, local, 1.3),
-  ].join('\n');
-}
+const SETTLE_MS = 5000;
 
 await runBench(async (cleanups: Cleanup[]) => {
-  const runs = benchCount(3);
-  if (!Number.isInteger(ROWS) || ROWS < 1)
-    throw new Error(`BENCH_ROWS must be a whole number >= 1, not "${process.env['BENCH_ROWS']}"`);
-  const { client, path, scratchDir, stack } = await bulkDatabase(cleanups, 'bench-restore', ROWS);
-  console.error('taking a backup');
-  const created = await unwrap(createBackup({ client, path }));
-  const backupPath = { ...path, backup_id: created.id };
-  const backup = await pollUntil(
-    () => unwrap(getBackup({ client, path: backupPath })),
-    (b) => b.status === 'completed' || b.status === 'failed',
-  );
-  if (backup.status !== 'completed') throw new Error(`backup failed: ${backup.error ?? '?'}`);
+  const count = benchCount(3);
+  const sizesMb = benchSizesMb('250,1000,2000');
+  const osUser = await resolveOsUser(OS_USER);
+  // HTTPS for everyone: pgBackRest speaks S3 only over TLS, and so does a real deployment.
+  // One row to start with: growTo fills the database to each size.
+  const db = await bulkDatabaseOnHttpsS3(cleanups, 'bench-restore', 1);
+  const { client, path, stack, scratchDir } = db.bulk;
+  const caPem = await (await fetch(`${stack.baseUrl}/ca.pem`)).text();
+  // An in-place restore keeps the database's port and credentials: the same string after.
+  const connection = { connectionString: db.bulk.connection.connection_string, caPem };
+  await createProbeTable(connection.connectionString, caPem);
+  const s3CaPem = await readFile(db.s3.tls.certFile, 'utf8');
   const provisioner = stack.managementUrl('database-provisioner');
-  const ours: { seconds: number; phases: PhaseSeconds }[] = [];
-  const byHand: HandSteps[] = [];
-  for (let run = 1; run <= runs; run++) {
-    console.error(`run ${run} of ${runs}: by hand, then pgcloud`);
-    byHand.push(await timeByHand(client, backupPath, scratchDir));
-    const timed = await timeRestorePhases(provisioner, LABELS, () =>
-      timeOurs(client, path, backup.id),
-    );
-    ours.push({ seconds: timed.result, phases: timed.phases });
+  let backRest: PgBackRest | undefined;
+  const runs: SizeRun[] = [];
+  const printed: string[] = [];
+  for (const [index, sizeMb] of sizesMb.entries()) {
+    const size = `size ${index + 1} of ${sizesMb.length}`;
+    console.error(`${size}: growing the data directory to about ${sizeMb} MB`);
+    const grown = await growTo(connection, db.server.pgdata, sizeMb * MB);
+    console.error(`${size}: a pgcloud backup, then a pgBackRest full backup`);
+    const backup = await takeBackup(client, path);
+    const backupPath = { ...path, backup_id: backup.id };
+    // After pgcloud's first backup: with archiving into pgBackRest's repository on, the
+    // copy started by hand from it would archive there too. In-place restores turn it off
+    // again (their data has a fresh postgresql.auto.conf); fullBackup turns it back on.
+    // Files bundled, as pgBackRest's user guide recommends for a repository on an object store.
+    backRest ??= await setUpPgBackRest(cleanups, db, osUser, { bundle: true });
+    const full = await backRest.fullBackup();
+    const run: SizeRun = {
+      dataMb: megabytes(grown.bytes),
+      rows: grown.rows,
+      databaseMb: megabytes(grown.databaseBytes),
+      archiveMb: megabytes(backup.sizeBytes),
+      intoNew: [],
+      inPlace: [],
+      byHand: [],
+      backRest: [],
+    };
+    for (let sample = 1; sample <= count; sample++) {
+      const at = `${size}, sample ${sample} of ${count}`;
+      console.error(`${at}: by hand`);
+      await delay(SETTLE_MS);
+      run.byHand.push(await timeByHand(client, backupPath, scratchDir, s3CaPem));
+      console.error(`${at}: pgBackRest`);
+      await delay(SETTLE_MS);
+      run.backRest.push(await backRest.timedRestore(full.label));
+      console.error(`${at}: pgcloud into a new database`);
+      await delay(SETTLE_MS);
+      const name = `copy-${index + 1}-${sample}`;
+      run.intoNew.push(await timeIntoNewDatabase(provisioner, client, path, backup.id, name));
+      console.error(`${at}: pgcloud in place, a client writing`);
+      await delay(SETTLE_MS);
+      run.inPlace.push(await timeInPlace(provisioner, client, path, backup.id, connection));
+    }
+    runs.push(run);
+    const title = `${size}: a data directory of ${run.dataMb} MB (${run.rows} rows, the database ${run.databaseMb} MB), pgcloud's backup ${run.archiveMb} MB (zstd), ${count} samples each, seconds`;
+    const table = sizeReport(run, title);
+    // Each size's table as soon as it is done: a long run shows its figures as it goes.
+    console.error(table.join('\n'));
+    printed.push(...table, '');
   }
-  const title = `restore of a ${(backup.size_bytes / 1e6).toFixed(0)} MB backup (zstd) of a database filled with ${ROWS} rows, ${runs} samples each, seconds`;
-  return report(title, ours, byHand);
+  return [
+    `restore of a backup as the database grows: ${sizesMb.join(', ')} MB of data directory asked for`,
+    ...DESCRIPTION,
+    '',
+    ...printed,
+    ...growthReport(runs),
+  ].join('\n');
 });

@@ -67,4 +67,12 @@ describe('formatRatioOfMedians', () => {
     );
     assert.equal(line, 'ratio of the medians, pgcloud / by hand: 2.00  (goal: at most 1.3)');
   });
+
+  it('prints the ratio alone when there is no goal', () => {
+    const line = formatRatioOfMedians(
+      { label: 'pgcloud', values: [3] },
+      { label: 'pgBackRest', values: [4] },
+    );
+    assert.equal(line, 'ratio of the medians, pgcloud / pgBackRest: 0.75');
+  });
 });

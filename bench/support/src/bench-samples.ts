@@ -72,11 +72,15 @@ export function withParts(total: Samples, parts: readonly Samples[]): Samples[] 
   return [total, ...parts.map((part) => ({ ...part, label: `  ${part.label}` }))];
 }
 
-/** `ours / baseline` of the medians, with the goal beside it (printed, never asserted). */
-export function formatRatioOfMedians(ours: Samples, baseline: Samples, goalAtMost: number): string {
+/** `ours / baseline` of the medians, with the goal beside it if any (printed, never asserted). */
+export function formatRatioOfMedians(
+  ours: Samples,
+  baseline: Samples,
+  goalAtMost?: number,
+): string {
   const ratio = median(ours.values) / median(baseline.values);
   return (
     `ratio of the medians, ${ours.label} / ${baseline.label}: ${ratio.toFixed(2)}` +
-    `  (goal: at most ${goalAtMost})`
+    (goalAtMost === undefined ? '' : `  (goal: at most ${goalAtMost})`)
   );
 }

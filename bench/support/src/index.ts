@@ -4,3 +4,6 @@ export * from './bench-samples.js';
 export * from './metrics-text.js';
 export * from './restore-phases.js';
 export * from './bench-database.js';
+export * from './pgbackrest.js';
+export * from './https-s3-database.js';
+export * from './size-growth.js';

@@ -1,0 +1,280 @@
+// pgBackRest beside pgcloud: a stanza for the bench's database with its repository in the
+// same bucket of the same S3 (over HTTPS, as pgBackRest speaks S3 only over TLS), under a
+// prefix of its own that is removed at the end.
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { OsUser, SocketAddress } from '@pgcloud/postgres';
+import {
+  chownFile,
+  ensureOwnedDir,
+  pgBinDir,
+  quoteLiteral,
+  runAsOsUser,
+  runPgTool,
+  withSuperuser,
+} from '@pgcloud/postgres';
+import type { ObjectStore } from '@pgcloud/storage';
+import type { LocalS3Credentials } from '@pgcloud/devstack';
+
+const STANZA = 'bench';
+const SQL_TIMEOUT_MS = 30_000;
+// SQLSTATE of a write refused by a server in recovery.
+const READ_ONLY = '25006';
+
+/** The bench's database server, as pgBackRest reaches it: on this host, by its socket. */
+export interface BackedUpServer {
+  pgdata: string;
+  address: SocketAddress;
+  /** Its log, where pg_ctl restart sends it again. */
+  logFile: string;
+}
+
+/** Where pgBackRest's repository goes: the S3, its bucket, and the prefix of the bench. */
+export interface Repository {
+  s3: LocalS3Credentials & { tls: NonNullable<LocalS3Credentials['tls']> };
+  bucket: string;
+  prefix: string;
+  /**
+   * Small files bundled into larger objects (repo1-bundle), as pgBackRest's user guide
+   * recommends for object stores: without it, a restore fetches each of a data directory's
+   * thousand-odd files with a request of its own, which costs far more than their bytes.
+   */
+  bundle?: boolean;
+}
+
+/** A timed `pgbackrest restore`: its seconds in all, and of its two steps. */
+export interface TimedRestore {
+  seconds: number;
+  /** `pgbackrest restore`: the files fetched from the repository and decompressed. */
+  restoreSeconds: number;
+  /** pg_ctl start to a committed write: recovery (archive-get), promotion. */
+  startSeconds: number;
+}
+
+/** A restored copy, started: its directory (the socket's too) and port. */
+interface Restored {
+  dir: string;
+  port: number;
+  restoreSeconds: number;
+  startSeconds: number;
+}
+
+/**
+ * Tries a write every 100 ms until one commits: the server refuses it while it is still
+ * in recovery (read_only_sql_transaction), and any other error is a failure.
+ */
+async function untilWritable(address: SocketAddress): Promise<void> {
+  for (;;) {
+    const wrote = await withSuperuser(address, SQL_TIMEOUT_MS, async (client) => {
+      try {
+        await client.query('CREATE TABLE IF NOT EXISTS public.bench_restored_writable ()');
+        return true;
+      } catch (err) {
+        if ((err as { code?: string }).code === READ_ONLY) return false;
+        throw err;
+      }
+    });
+    if (wrote) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export class PgBackRest {
+  private constructor(
+    private readonly dir: string,
+    private readonly osUser: OsUser,
+    private readonly server: BackedUpServer,
+  ) {}
+
+  private get config(): string {
+    return join(this.dir, 'pgbackrest.conf');
+  }
+
+  /**
+   * Writes pgBackRest's configuration (zstd, as many processes as cores, files bundled if
+   * the repository says so), turns WAL
+   * archiving to its repository on for the server (archive_mode needs a restart), and
+   * makes the stanza.
+   */
+  static async setUp(
+    parent: string,
+    osUser: OsUser,
+    server: BackedUpServer,
+    repository: Repository,
+  ): Promise<PgBackRest> {
+    await runAsOsUser('pgbackrest', ['version'], { osUser }).catch(() => {
+      throw new Error(
+        "this bench needs Debian's pgbackrest: apt-get install -y --no-install-recommends pgbackrest",
+      );
+    });
+    const dir = await mkdtemp(join(parent, 'pgbackrest-'));
+    await ensureOwnedDir(dir, osUser);
+    const ca = join(dir, 'ca.crt');
+    await copyFile(repository.s3.tls.certFile, ca);
+    await chownFile(ca, osUser);
+    const tls = new URL(repository.s3.tls.endpoint);
+    const settings = [
+      '[global]',
+      'repo1-type=s3',
+      `repo1-s3-endpoint=${tls.hostname}`,
+      `repo1-storage-port=${tls.port}`,
+      `repo1-s3-bucket=${repository.bucket}`,
+      `repo1-s3-region=${repository.s3.region}`,
+      `repo1-s3-key=${repository.s3.accessKeyId}`,
+      `repo1-s3-key-secret=${repository.s3.secretAccessKey}`,
+      'repo1-s3-uri-style=path',
+      `repo1-storage-ca-file=${ca}`,
+      `repo1-path=/${repository.prefix}`,
+      'compress-type=zst',
+      ...(repository.bundle ? ['repo1-bundle=y'] : []),
+      `process-max=${availableParallelism()}`,
+      'start-fast=y',
+      `log-path=${join(dir, 'log')}`,
+      `lock-path=${join(dir, 'lock')}`,
+      'log-level-console=warn',
+      'log-level-file=off',
+      '',
+      `[${STANZA}]`,
+      `pg1-path=${server.pgdata}`,
+      `pg1-port=${server.address.port}`,
+      `pg1-socket-path=${server.address.socketDir}`,
+      '',
+    ];
+    const backRest = new PgBackRest(dir, osUser, server);
+    await writeFile(backRest.config, settings.join('\n'), { mode: 0o600 });
+    await chownFile(backRest.config, osUser);
+    await backRest.archiveToRepository();
+    await backRest.run(['stanza-create']);
+    return backRest;
+  }
+
+  /**
+   * A full backup; answers its seconds and its label. WAL archiving into the repository is
+   * turned on again first if the server lost it (an in-place restore writes a fresh
+   * postgresql.auto.conf), outside the time.
+   */
+  async fullBackup(): Promise<{ seconds: number; label: string }> {
+    await this.archiveToRepository();
+    const started = performance.now();
+    await this.run(['--type=full', 'backup']);
+    const seconds = (performance.now() - started) / 1000;
+    const { stdout } = await this.run(['--output=json', 'info']);
+    const [info] = JSON.parse(stdout) as { backup: { label: string }[] }[];
+    const label = info?.backup.at(-1)?.label;
+    if (!label) throw new Error('pgBackRest lists no backup after one');
+    return { seconds, label };
+  }
+
+  /**
+   * `pgbackrest restore` of a backup into a fresh directory, recovered to its consistent
+   * point (archive-get from the repository) and promoted; answers what `sql` returns there.
+   */
+  restoreAndQuery(label: string, database: string, sql: string): Promise<string> {
+    return this.withRestored(label, async ({ dir, port }) => {
+      const psql = ['-h', dir, '-p', String(port), '-U', 'postgres', '-d', database, '-XAtc', sql];
+      const { stdout } = await runPgTool(pgBinDir(), 'psql', psql, { osUser: this.osUser });
+      return stdout.trim();
+    });
+  }
+
+  /**
+   * The time to a writable copy of a backup, as an operator gets one with pgBackRest:
+   * `pgbackrest restore` into a fresh directory (files fetched and decompressed with
+   * process-max processes), then the server started until recovery has reached the
+   * backup's consistent point, it is promoted and a write commits there. Stopped and
+   * removed after.
+   */
+  timedRestore(label: string): Promise<TimedRestore> {
+    return this.withRestored(label, ({ restoreSeconds, startSeconds }) =>
+      Promise.resolve({ seconds: restoreSeconds + startSeconds, restoreSeconds, startSeconds }),
+    );
+  }
+
+  /** Archiving off again, and the repository's objects and the bench's files gone. */
+  async remove(bucket: ObjectStore, prefix: string): Promise<void> {
+    await withSuperuser(this.server.address, SQL_TIMEOUT_MS, async (client) => {
+      await client.query(`ALTER SYSTEM SET archive_command = ''`);
+      await client.query('SELECT pg_reload_conf()');
+    });
+    await bucket.deletePrefix(`${prefix}/`);
+    await rm(this.dir, { recursive: true, force: true });
+  }
+
+  /**
+   * Turns WAL archiving into the repository on, unless the server has it already:
+   * archive_mode needs a restart, archive_command only a reload.
+   */
+  private async archiveToRepository(): Promise<void> {
+    const command = `pgbackrest --config=${this.config} --stanza=${STANZA} archive-push %p`;
+    const mode = await withSuperuser(this.server.address, SQL_TIMEOUT_MS, async (client) => {
+      const setting = async (name: string) =>
+        (await client.query<{ v: string }>(`SELECT current_setting($1) AS v`, [name])).rows[0]?.v;
+      const archiveMode = await setting('archive_mode');
+      const archiveCommand = await setting('archive_command');
+      if (archiveMode === 'on' && archiveCommand === command) return 'archiving';
+      await client.query(`ALTER SYSTEM SET archive_mode = on`);
+      await client.query(`ALTER SYSTEM SET archive_command = ${quoteLiteral(command)}`);
+      if (archiveMode !== 'on') return 'restart';
+      await client.query('SELECT pg_reload_conf()');
+      return 'reloaded';
+    });
+    if (mode !== 'restart') return;
+    // pg_ctl restart takes the options the server was started with (postmaster.opts).
+    const { pgdata, logFile } = this.server;
+    await runPgTool(
+      pgBinDir(),
+      'pg_ctl',
+      ['-D', pgdata, '-l', logFile, '-m', 'fast', '-w', 'restart'],
+      { osUser: this.osUser },
+    );
+  }
+
+  /**
+   * Restores a backup into a fresh directory and starts it on a port and socket of its own,
+   * with no archiving into the bench's repository, until it is promoted and a write commits;
+   * runs `use` on it, then stops it and removes every file.
+   */
+  private async withRestored<T>(
+    label: string,
+    use: (restored: Restored) => Promise<T>,
+  ): Promise<T> {
+    const dir = await mkdtemp(join(this.dir, 'restore-'));
+    const pgdata = join(dir, 'data');
+    await ensureOwnedDir(dir, this.osUser, 0o755);
+    await ensureOwnedDir(pgdata, this.osUser);
+    const port = this.server.address.port + 1;
+    const binDir = pgBinDir();
+    const pgCtl = (args: string[]) =>
+      runPgTool(binDir, 'pg_ctl', ['-D', pgdata, ...args], { osUser: this.osUser });
+    try {
+      const started = performance.now();
+      await this.run([
+        `--set=${label}`,
+        `--pg1-path=${pgdata}`,
+        '--type=immediate',
+        '--target-action=promote',
+        'restore',
+      ]);
+      const restored = performance.now();
+      const options = `-c port=${port} -c listen_addresses='' -c unix_socket_directories=${dir} -c ssl=off -c archive_mode=off`;
+      await pgCtl(['-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '3600', 'start']);
+      // pg_ctl answers once the server takes read-only sessions; it is writable only once
+      // recovery has reached the backup's end and promotion has ended it.
+      await untilWritable({ socketDir: dir, port });
+      const startSeconds = (performance.now() - restored) / 1000;
+      return await use({ dir, port, restoreSeconds: (restored - started) / 1000, startSeconds });
+    } finally {
+      await pgCtl(['-m', 'immediate', '-w', 'stop']).catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  private run(args: string[]): Promise<{ stdout: string }> {
+    return runAsOsUser('pgbackrest', [`--config=${this.config}`, `--stanza=${STANZA}`, ...args], {
+      osUser: this.osUser,
+      timeoutMs: 3_600_000,
+    });
+  }
+}
