@@ -24,8 +24,12 @@ import type { LocalDaemonClient } from '../local-daemon-client.js';
 import { DEFAULT_DAEMON_URL } from '../local-daemon-client.js';
 import { Progress, formatBytes, pollUntil } from '../progress.js';
 
-/** How long the temporary cloud database of `--at` may live if the CLI cannot delete it. */
-const TEMPORARY_LIFETIME_MS = 3600_000;
+/**
+ * How long the temporary cloud database of `--at` may live if the CLI cannot delete it:
+ * long enough for the restore, the backup and the download of a large database to end
+ * before it expires under them.
+ */
+const TEMPORARY_LIFETIME_MS = 6 * 3600_000;
 
 /** The flags of `local pull`. */
 export interface PullFlags {
@@ -170,7 +174,7 @@ async function chosenBackup(
 
 /**
  * `--at`: a branch of the database at that time (a PITR restore into a new database that
- * expires within the hour should the CLI die), then a backup of it.
+ * expires within six hours should the CLI die), then a backup of it.
  */
 async function backupOfBranch(
   ctx: CliContext,
@@ -241,7 +245,7 @@ async function removeBranch(
   } catch (error) {
     ctx.out.note(
       `Could not delete the temporary cloud database ${name} (${(error as Error).message}); ` +
-        'it expires within the hour, or delete it with `pgcloud db delete`.',
+        'it expires within six hours, or delete it with `pgcloud db delete`.',
     );
   }
 }
