@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -17,6 +18,25 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IsTargetTime, LSN_PATTERN, targetCount } from '../pitr/target-time.js';
+
+/**
+ * `expires_at` of a create and of a PATCH (docs/api/databases.md#expiry): an ISO 8601 time
+ * that names its zone, or null; the bounds (future, 30 or 365 days) are the provisioner's.
+ */
+function IsExpiresAt(description: string): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: String,
+      format: 'date-time',
+      nullable: true,
+      example: '2026-12-01T12:00:00Z',
+      description,
+    }),
+    IsOptional(),
+    IsISO8601({ strict: true }, { message: 'expires_at must be an ISO 8601 timestamp, or null' }),
+    Matches(/(Z|[+-]\d{2}:\d{2})$/, { message: 'expires_at must name its time zone' }),
+  );
+}
 
 /** Database names: lowercase letters, digits, `_` and `-`, a letter first, 1 to 63 long. */
 export const DATABASE_NAME_PATTERN = /^[a-z][a-z0-9_-]*$/;
@@ -190,17 +210,9 @@ export class CreateDatabaseDto {
   @Type(() => BranchFromDto)
   from?: BranchFromDto;
 
-  @ApiPropertyOptional({
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    example: '2026-12-01T12:00:00Z',
-    description:
-      'When the database is deleted on its own (docs/api/databases.md#expiry): in the future, at most 365 days ahead (Free: 30); null or left out for never.',
-  })
-  @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'expires_at must be an ISO 8601 timestamp, or null' })
-  @Matches(/(Z|[+-]\d{2}:\d{2})$/, { message: 'expires_at must name its time zone' })
+  @IsExpiresAt(
+    'When the database is deleted on its own (docs/api/databases.md#expiry): in the future, at most 365 days ahead (Free: 30); null or left out for never.',
+  )
   expires_at?: string | null;
 }
 
@@ -254,17 +266,9 @@ export class UpdateDatabaseDto {
   @Type(() => DatabaseResizeDto)
   config?: DatabaseResizeDto;
 
-  @ApiPropertyOptional({
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    example: '2026-12-01T12:00:00Z',
-    description:
-      'When the database is deleted on its own: in the future, at most 365 days ahead (Free: 30); null for never.',
-  })
-  @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'expires_at must be an ISO 8601 timestamp, or null' })
-  @Matches(/(Z|[+-]\d{2}:\d{2})$/, { message: 'expires_at must name its time zone' })
+  @IsExpiresAt(
+    'When the database is deleted on its own: in the future, at most 365 days ahead (Free: 30); null for never.',
+  )
   expires_at?: string | null;
 }
 
