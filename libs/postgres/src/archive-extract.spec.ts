@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +44,29 @@ describe('extracting a backup archive', () => {
     );
     assert.equal(found.bytes, 9);
     assert.match(found.tarError ?? '', /./);
+  });
+
+  it('reads and hashes the rest after tar gives up on what zstd gave it', async () => {
+    const noTar = execFileSync('zstd', ['-c', '-q'], {
+      input: randomBytes(4 * 1024 * 1024),
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const chunks = Array.from({ length: Math.ceil(noTar.length / 65536) }, (_, i) =>
+      noTar.subarray(i * 65536, (i + 1) * 65536),
+    );
+    const found = await extractArchive(Readable.from(chunks), await target(), ME);
+    assert.equal(found.bytes, noTar.length);
+    assert.equal(found.sha256, createHash('sha256').update(noTar).digest('hex'));
+    assert.match(found.tarError ?? '', /tar archive/);
+  });
+
+  it('says what zstd said of a stream cut short', async () => {
+    const found = await extractArchive(
+      Readable.from([archive.subarray(0, archive.length - 8)]),
+      await target(),
+      ME,
+    );
+    assert.match(found.tarError ?? '', /premature end/);
   });
 
   it('fails when the source fails, and stops tar', async () => {

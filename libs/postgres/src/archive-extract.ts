@@ -1,7 +1,8 @@
+import type { ChildProcess, ChildProcessByStdio } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import type { OsUser } from './os-user.js';
 import { BASE_ENV } from './os-user.js';
 
@@ -17,7 +18,7 @@ export interface ExtractedArchive {
   /** The SHA-256 of every byte read, in hex: the caller compares it with the recorded one. */
   sha256: string;
   bytes: number;
-  /** tar's complaint when it failed (a corrupt archive, a full disk), else undefined. */
+  /** zstd's or tar's complaint when the extraction failed (a corrupt archive, a full disk). */
   tarError?: string;
 }
 
@@ -29,12 +30,59 @@ export interface ExtractOptions {
   stalledAfterMs?: number;
 }
 
+/** One of the extraction's processes: how it ended, and the end of what it complained. */
+interface Tool {
+  exited: Promise<number | null>;
+  stderr: () => string;
+}
+
+function watched(child: ChildProcess): Tool {
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-STDERR_KEPT_BYTES);
+  });
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('close', resolve);
+    child.once('error', () => resolve(null));
+  });
+  return { exited, stderr: () => stderr.trim() };
+}
+
+/**
+ * `zstd -d | tar -x` as two processes joined by a pipe of their own, tar reading records
+ * of 128 KB. `tar --zstd` reading a pipe passes every compressed byte through a process of
+ * its own in records of 10 KB: for a 2 GB data directory that cost about 1.5 s more of
+ * system time, on a machine whose two cores the download and the writes already share.
+ */
+function startExtraction(
+  dir: string,
+  osUser: OsUser,
+  signal: AbortSignal | undefined,
+): { zstd: ChildProcessByStdio<Writable, Readable, Readable>; tar: ChildProcess; tools: Tool[] } {
+  const options = {
+    cwd: dir,
+    env: BASE_ENV,
+    ...(signal ? { signal } : {}),
+    ...(osUser.switchUser ? { uid: osUser.uid, gid: osUser.gid } : {}),
+  };
+  const zstd = spawn('zstd', ['-d', '-c', '-q'], { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
+  const tar = spawn('tar', ['-x', '-b', '256', '-B', '-f', '-', '-C', dir], {
+    ...options,
+    stdio: [zstd.stdout, 'ignore', 'pipe'],
+  });
+  // tar has the pipe's reading end now; this process keeps none, so that zstd is told
+  // (EPIPE) when tar gives up, rather than waiting on a pipe nobody reads.
+  zstd.stdout.destroy();
+  return { zstd, tar, tools: [watched(zstd), watched(tar)] };
+}
+
 /**
  * Extracts a base backup (a zstd tar, as backups are stored) from `source` into `dir` as
  * the OS user while hashing every byte: nothing is staged. The whole source is read and
- * hashed even when tar gives up early, so a changed byte is reported as what it is, a
- * checksum that does not match, rather than as tar's error. A source that fails or stalls
- * fails the extraction, and tar is stopped then: it never outlives the call.
+ * hashed even when the extraction gives up early, so a changed byte is reported as what it
+ * is, a checksum that does not match, rather than as tar's error. A source that fails or
+ * stalls fails the extraction, and its processes are stopped then: they never outlive the
+ * call.
  */
 export async function extractArchive(
   source: Readable,
@@ -42,26 +90,12 @@ export async function extractArchive(
   osUser: OsUser,
   { signal, read, stalledAfterMs = STALLED_AFTER_MS }: ExtractOptions = {},
 ): Promise<ExtractedArchive> {
-  const tar = spawn('tar', ['--zstd', '-x', '-f', '-', '-C', dir], {
-    cwd: dir,
-    env: BASE_ENV,
-    stdio: ['pipe', 'ignore', 'pipe'],
-    ...(signal ? { signal } : {}),
-    ...(osUser.switchUser ? { uid: osUser.uid, gid: osUser.gid } : {}),
-  });
-  let stderr = '';
-  tar.stderr.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-STDERR_KEPT_BYTES);
-  });
-  let tarGone = false;
-  tar.stdin.on('error', () => (tarGone = true));
-  const exited = new Promise<number | null>((resolve) => {
-    tar.once('close', (code) => {
-      tarGone = true;
-      resolve(code);
-    });
-    tar.once('error', () => resolve(null));
-  });
+  const { zstd, tar, tools } = startExtraction(dir, osUser, signal);
+  const input = zstd.stdin;
+  let gone = false;
+  input.on('error', () => (gone = true));
+  const exited = Promise.all(tools.map((tool) => tool.exited));
+  void exited.then(() => (gone = true));
   const hash = createHash('sha256');
   let bytes = 0;
   let movedAt = Date.now();
@@ -78,23 +112,28 @@ export async function extractArchive(
       hash.update(chunk);
       bytes += chunk.length;
       read?.(bytes);
-      if (tarGone) continue;
-      if (!tar.stdin.write(chunk))
-        await Promise.race([once(tar.stdin, 'drain').catch(() => undefined), exited]);
+      if (gone) continue;
+      if (!input.write(chunk))
+        await Promise.race([once(input, 'drain').catch(() => undefined), exited]);
       movedAt = Date.now();
     }
   } catch (err) {
+    zstd.kill('SIGKILL');
     tar.kill('SIGKILL');
-    tar.stdin.destroy();
+    input.destroy();
     await exited;
     throw err;
   } finally {
     clearInterval(watchdog);
   }
-  tar.stdin.end();
-  const code = await exited;
+  input.end();
+  const codes = await exited;
   signal?.throwIfAborted();
   const sha256 = hash.digest('hex');
-  if (code === 0) return { sha256, bytes };
-  return { sha256, bytes, tarError: stderr.trim() || `tar exited with code ${code}` };
+  // zstd's complaint first: a corrupt stream leaves tar only an unexpected end to report.
+  const failed = tools.findIndex((_, i) => codes[i] !== 0);
+  if (failed === -1) return { sha256, bytes };
+  const complaint = tools[failed]?.stderr();
+  const tool = failed === 0 ? 'zstd' : 'tar';
+  return { sha256, bytes, tarError: complaint || `${tool} exited with code ${codes[failed]}` };
 }
