@@ -1,3 +1,6 @@
+// A point-in-time restore by hand, as an operator would with PostgreSQL's own tools: the
+// base backup through its link and pgcloud's archived WAL from the bucket, then archive
+// recovery to the target time.
 import { createWriteStream } from 'node:fs';
 import {
   appendFile,
@@ -14,11 +17,13 @@ import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
 import type { Client } from '@pgcloud/api-client';
 import { getBackupDownload, unwrap } from '@pgcloud/api-client';
-import { WAL_SEGMENT_BYTES, chownFile, parseSegmentName, resolveOsUser } from '@pgcloud/postgres';
+import { WAL_SEGMENT_BYTES, chownFile, resolveOsUser } from '@pgcloud/postgres';
 import type { ObjectStore } from '@pgcloud/storage';
 import type { DatabasePath } from '@pgcloud/bench-support';
-import { RestoredByHand, downloadArchive } from '@pgcloud/testing';
-import { pollUntil } from '@pgcloud/bench-support';
+import { downloadTrusting, pollUntil } from '@pgcloud/bench-support';
+import { RestoredByHand } from '@pgcloud/testing';
+import { walObjects } from './wal-objects.js';
+import { RESTORED_SQL } from './wal-writes.js';
 
 // As many segments at once as pgcloud's restore fetches.
 const PARALLEL_FETCHES = 8;
@@ -28,6 +33,8 @@ export interface HandSource {
   client: Client;
   /** The path parameters of the base backup: the database's, and its `backup_id`. */
   backupPath: DatabasePath & { backup_id: string };
+  /** The certificate of the S3 the backup's link points to (HTTPS). */
+  s3CaPem: string;
   bucket: ObjectStore;
   /** `projects/{project_id}/databases/{database_id}/wal/`. */
   walPrefix: string;
@@ -43,23 +50,8 @@ export interface HandRestore {
   extracted: number;
   promoted: number;
   segments: number;
-  rows: number;
-}
-
-/** One WAL segment to fetch, under the name restore_command asks for: its objects in order. */
-interface WalObject {
-  keys: string[];
-  name: string;
-  partial: boolean;
-}
-
-/** A listed object of the archive: a whole segment, or a piece of one from `start` to `end`. */
-interface Listed {
-  key: string;
-  name: string;
-  timeline: number;
-  start: number;
-  end: number;
+  /** What the restored database answered to RESTORED_SQL. */
+  answer: string;
 }
 
 /**
@@ -96,8 +88,8 @@ export async function restoreByHand(
         (inRecovery) => inRecovery === 'f',
       );
       const promoted = seconds();
-      const rows = Number(await restored.query(source.database, 'SELECT count(*) FROM wal_filler'));
-      return { downloaded, extracted, promoted, segments, rows };
+      const answer = await restored.query(source.database, RESTORED_SQL);
+      return { downloaded, extracted, promoted, segments, answer };
     } catch (err) {
       const log = await readFile(join(restored.dir, 'server.log'), 'utf8').catch(() => '');
       throw new Error(
@@ -114,9 +106,9 @@ export async function restoreByHand(
 
 async function downloadBase(source: HandSource, dir: string): Promise<string> {
   const link = await unwrap(getBackupDownload({ client: source.client, path: source.backupPath }));
-  const fetched = await downloadArchive(link.download_url, dir);
-  if (!fetched.file) throw new Error(`the base backup's download answered ${fetched.status}`);
-  return fetched.file;
+  const file = join(dir, 'backup.tar.zst');
+  await downloadTrusting(link.download_url, file, source.s3CaPem);
+  return file;
 }
 
 /** Fetches every segment replay needs into `walDir`; answers how many. */
@@ -140,44 +132,10 @@ async function fetchWal(source: HandSource, walDir: string): Promise<number> {
 }
 
 /**
- * The segments of the newest timeline from the base backup's start on: each one whole
- * object, or the pieces it was uploaded in as it grew (the last one may still be growing).
+ * recovery.signal and the recovery settings, in the files PostgreSQL's OS user owns. The
+ * backup's own settings archive into pgBackRest's repository: archiving is turned off, or
+ * the copy's new timeline would land there.
  */
-function walObjects(
-  objects: readonly { key: string; size: number }[],
-  source: HandSource,
-): WalObject[] {
-  const found = objects.flatMap(({ key, size }): Listed[] => {
-    const match = /\/([0-9A-F]{24})(?:\.([0-9a-f]{8})-([0-9a-f]{8})|(\.partial))?$/.exec(key);
-    const segment = match?.[1] ? parseSegmentName(match[1]) : undefined;
-    if (!match?.[1] || !segment || segment.segno < source.firstSegment) return [];
-    const [start, end] = match[2]
-      ? [parseInt(match[2], 16), parseInt(match[3] ?? '', 16)]
-      : [0, match[4] ? size : WAL_SEGMENT_BYTES];
-    return [{ key, name: match[1], timeline: segment.timeline, start, end }];
-  });
-  if (found.length === 0) throw new Error(`no WAL segment under ${source.walPrefix}`);
-  const timeline = Math.max(...found.map((o) => o.timeline));
-  const names = [...new Set(found.filter((o) => o.timeline === timeline).map((o) => o.name))];
-  return names.sort().map((name) => {
-    const objects = found.filter((o) => o.name === name);
-    // From the start, the longest object that begins where the one before ends.
-    const chain: Listed[] = [];
-    let reach = 0;
-    while (reach < WAL_SEGMENT_BYTES) {
-      const next = objects
-        .filter((o) => o.start === reach)
-        .sort((a, b) => b.end - a.end)
-        .at(0);
-      if (!next) break;
-      chain.push(next);
-      reach = next.end;
-    }
-    return { name, keys: chain.map((o) => o.key), partial: reach < WAL_SEGMENT_BYTES };
-  });
-}
-
-/** recovery.signal and the recovery settings, in the files PostgreSQL's OS user owns. */
 async function configureRecovery(
   dataDir: string,
   walDir: string,
@@ -194,6 +152,7 @@ async function configureRecovery(
     autoConf,
     [
       '',
+      `archive_mode = off`,
       `restore_command = 'cp ${walDir}/%f %p'`,
       `recovery_target_time = '${target}'`,
       `recovery_target_inclusive = on`,

@@ -1,18 +1,25 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Client, EnabledPitr, RecoveryWindow } from '@pgcloud/api-client';
+// pgcloud's side of bench:pitr: PITR enabled, the recovery window waited for, the plan of
+// a restore (dry run), and a restore into a new database with the rows it holds.
+import type { Client, EnabledPitr, RecoveryWindow, RestorePlanSummary } from '@pgcloud/api-client';
 import {
   createdRestore,
+  deleteDatabase,
   enablePitr,
+  getDatabaseUrl,
   getPitrRestore,
   getReceiverStatus,
   getRecoveryWindow,
+  isDryRun,
+  listDatabases,
   restorePitr,
   unwrap,
 } from '@pgcloud/api-client';
 import type { DatabasePath } from '@pgcloud/bench-support';
 import { pollUntil } from '@pgcloud/bench-support';
+import { RESTORED_SQL, connect } from './wal-writes.js';
 
-// Archiving a gigabyte of WAL into the local S3 can trail the writes by minutes.
+// Archiving a few gigabytes of WAL into the local S3 can trail the writes by minutes.
 const ARCHIVE_TIMEOUT_MS = 15 * 60_000;
 
 /** What a PITR restore took, as its record tells. */
@@ -53,6 +60,54 @@ export function windowPast(
     `the recovery window to pass ${moment.toISOString()}`,
     (window) => Promise.resolve(window.to !== null && Date.parse(window.to) > moment.getTime()),
   );
+}
+
+/** What pgcloud would do to restore to `targetTime` (`?dry_run=true`): its base and its WAL. */
+export async function planOf(
+  client: Client,
+  path: DatabasePath,
+  targetTime: string,
+): Promise<RestorePlanSummary> {
+  const answer = await unwrap(
+    restorePitr({
+      client,
+      path,
+      query: { dry_run: true },
+      body: { target_time: targetTime, target_database: 'pitr-plan' },
+    }),
+  );
+  if (!isDryRun(answer)) throw new Error('the dry run answered a restore');
+  return answer.plan;
+}
+
+/**
+ * What the restored database `name` answers to RESTORED_SQL, over its TLS connection
+ * string; then it is deleted, and gone before this answers, so its removal does not weigh
+ * on the next sample.
+ */
+export async function answerAndDelete(
+  client: Client,
+  projectId: string,
+  name: string,
+  caPem: string,
+): Promise<string> {
+  const path = { project_id: projectId, name };
+  try {
+    const details = await unwrap(getDatabaseUrl({ client, path }));
+    const session = await connect(details.connection_string, caPem);
+    try {
+      const { rows } = await session.query<{ answer: string }>(`${RESTORED_SQL} AS answer`);
+      return rows[0]?.answer ?? '';
+    } finally {
+      await session.end();
+    }
+  } finally {
+    await unwrap(deleteDatabase({ client, path }));
+    await pollUntil(
+      () => unwrap(listDatabases({ client, path: { project_id: projectId } })),
+      (list) => !list.databases.some((d) => d.name === name),
+    );
+  }
 }
 
 /** A PITR restore into a new database `targetDatabase`, run to its end. */

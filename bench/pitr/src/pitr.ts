@@ -1,151 +1,153 @@
-// `npm run bench:pitr`: the time pgcloud takes for a point-in-time restore through at least
-// 1 GB of WAL into a new database (download of the base backup and the WAL, recovery to the
-// target, promotion), beside the same restore by hand with plain PostgreSQL in the same
-// run: every sample, the medians, their spread and ratio, and the phases of each. It only
-// prints; nothing passes or fails on a figure.
-import {
-  deleteDatabase,
-  getBackup,
-  getDatabaseUrl,
-  getPitrConfig,
-  unwrap,
-} from '@pgcloud/api-client';
-import { parseLsn, segmentOf } from '@pgcloud/postgres';
-import type { BulkDatabase, Cleanup, PhaseSeconds, Samples } from '@pgcloud/bench-support';
+// `npm run bench:pitr`: the time to restore a database to a point in time as it grows, at
+// each of BENCH_SIZES_MB (about that many MB of data directory without pg_wal; the one
+// database is grown from one size to the next, the last size's WAL writes emptied first).
+// At each size, a pgcloud backup and a pgBackRest full backup, then BENCH_WAL_MB of WAL
+// after them and a target past its last commit; then BENCH_COUNT
+// samples of three ways to that target, in turn: by hand (pgcloud's base backup and its
+// archived WAL, PostgreSQL's archive recovery), pgBackRest's restore of its full backup with
+// its own archive, and pgcloud's restore into a new database. Each checks the rows it
+// restored. It prints every sample with its phases, the medians, their ratios, and each
+// way's growth in seconds per GB. It only prints; nothing passes or fails on a figure.
+import { readFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Cleanup, HttpsS3Database } from '@pgcloud/bench-support';
 import {
   benchCount,
-  bulkDatabase,
-  formatRatioOfMedians,
-  formatSamples,
-  phaseRows,
+  benchSizesMb,
+  bulkDatabaseOnHttpsS3,
+  growTo,
+  megabytes,
   runBench,
+  setUpPgBackRest,
+  takeBackup,
   timeRestorePhases,
-  withParts,
 } from '@pgcloud/bench-support';
-import type { HandRestore, HandSource } from './by-hand.js';
+import { parseLsn, resolveOsUser, segmentOf } from '@pgcloud/postgres';
+import type { HandSource } from './by-hand.js';
 import { restoreByHand } from './by-hand.js';
-import type { OurRestore } from './pgcloud.js';
-import { enablePitrAndWait, restoreOurs, windowPast } from './pgcloud.js';
-import type { Written } from './wal-writes.js';
-import { commitMarker, connect, countRows, writeWal } from './wal-writes.js';
+import { answerAndDelete, enablePitrAndWait, restoreOurs } from './pgcloud.js';
+import type { SizeRun } from './report.js';
+import { DESCRIPTION, growthReport, sizeReport } from './report.js';
+import { prepareTarget } from './target.js';
+import { RESTORED_SQL, checkRestored, clearWrites } from './wal-writes.js';
 
-const WAL_MB = Number(process.env['BENCH_WAL_MB'] ?? '1024');
+const WAL_MB = Number(process.env['BENCH_WAL_MB'] ?? '3200');
 const MB = 1_000_000;
 const LABELS = { kind: 'pitr', target: 'target_database' } as const;
+/** The account PostgreSQL runs as when we are root. */
+const OS_USER = process.env['PG_OS_USER'] ?? 'postgres';
+/**
+ * The pause before each sample: a deleted database's files, or a copy's, are removed in
+ * the background a moment after, and must not weigh on the next.
+ */
+const SETTLE_MS = 5000;
 
-/** Writes the WAL, then picks the target: the recovery window's `to` once past the writes. */
-async function prepare(
-  bulk: BulkDatabase,
-  caPem: string,
-): Promise<{ written: Written; target: string; catchUpSeconds: number }> {
-  const client = await connect(bulk.connection.connection_string, caPem);
-  try {
-    console.error(`writing ${WAL_MB} MB of WAL`);
-    const written = await writeWal(client, WAL_MB * MB);
-    console.error('waiting for the archive to cover the writes');
-    const target = (await windowPast(bulk.client, bulk.path, written.endedAt)).to;
-    const catchUpSeconds = (Date.now() - written.endedAt.getTime()) / 1000;
-    // A commit after the target, archived, so that replay stops on it (both restores).
-    await windowPast(bulk.client, bulk.path, await commitMarker(client));
-    return { written, target, catchUpSeconds };
-  } finally {
-    await client.end();
-  }
-}
-
-/** The base backup the restores start from, and where its WAL lies in S3. */
-async function handSource(bulk: BulkDatabase): Promise<HandSource> {
-  const { client, path, database, connection, stack } = bulk;
-  const config = await unwrap(getPitrConfig({ client, path }));
-  if (!config.base_backup_id) throw new Error('PITR is enabled without a base backup');
-  const backupPath = { ...path, backup_id: config.base_backup_id };
-  const backup = await unwrap(getBackup({ client, path: backupPath }));
-  if (!backup.start_lsn) throw new Error(`the base backup ${backup.id} has no start_lsn`);
+/** Where a restore by hand takes the backup just taken and the WAL after it. */
+function handSource(
+  db: HttpsS3Database,
+  backup: { id: string; startLsn: string | null },
+  s3CaPem: string,
+): HandSource {
+  const { client, path, database, connection } = db.bulk;
+  if (!backup.startLsn) throw new Error(`the backup ${backup.id} has no start_lsn`);
   return {
     client,
-    backupPath,
-    bucket: stack.bucket(),
+    backupPath: { ...path, backup_id: backup.id },
+    s3CaPem,
+    bucket: db.bucket,
     walPrefix: `projects/${database.project_id}/databases/${database.id}/wal/`,
-    firstSegment: segmentOf(parseLsn(backup.start_lsn)),
+    firstSegment: segmentOf(parseLsn(backup.startLsn)),
     database: connection.database,
   };
 }
 
-/** The rows of `wal_filler` in the restored database `name`, over its TLS connection string. */
-async function restoredRows(bulk: BulkDatabase, name: string, caPem: string): Promise<number> {
-  const details = await unwrap(
-    getDatabaseUrl({ client: bulk.client, path: { project_id: bulk.path.project_id, name } }),
-  );
-  const client = await connect(details.connection_string, caPem);
-  try {
-    return await countRows(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/** One pgcloud restore: its record's figures, and its phases as the provisioner timed them. */
-interface OurSample extends OurRestore {
-  phases: PhaseSeconds;
-  rows: number;
-}
-
 await runBench(async (cleanups: Cleanup[]) => {
-  const runs = benchCount(3);
-  const bulk = await bulkDatabase(cleanups, 'bench-pitr', 0);
-  const caPem = await (await fetch(`${bulk.stack.baseUrl}/ca.pem`)).text();
-  console.error('enabling PITR (retention 1 day) and waiting for the archive to open');
-  await enablePitrAndWait(bulk.client, bulk.path, 1);
-  const { written, target, catchUpSeconds } = await prepare(bulk, caPem);
-  const source = await handSource(bulk);
-  cleanups.push(() => Promise.resolve(source.bucket.close()));
-  const provisioner = bulk.stack.managementUrl('database-provisioner');
-  const ours: OurSample[] = [];
-  const byHand: HandRestore[] = [];
-  for (let run = 1; run <= runs; run++) {
-    console.error(`run ${run} of ${runs}: by hand, then pgcloud`);
-    byHand.push(await restoreByHand(source, target, bulk.scratchDir));
-    const name = `pitr-${run}`;
-    const { result, phases } = await timeRestorePhases(provisioner, LABELS, () =>
-      restoreOurs(bulk.client, bulk.path, target, name),
+  const count = benchCount(3);
+  const sizesMb = benchSizesMb('250,1000,2000');
+  const osUser = await resolveOsUser(OS_USER);
+  // HTTPS for everyone: pgBackRest speaks S3 only over TLS. One row to start with: growTo
+  // fills the database to each size.
+  const db = await bulkDatabaseOnHttpsS3(cleanups, 'bench-pitr', 1);
+  const { client, path, stack, scratchDir, connection } = db.bulk;
+  const caPem = await (await fetch(`${stack.baseUrl}/ca.pem`)).text();
+  const s3CaPem = await readFile(db.s3.tls.certFile, 'utf8');
+  // Before PITR: turning archive_mode on restarts the server. pgcloud's archive is a WAL
+  // receiver of its own, beside archive_command: both archive every segment.
+  console.error('setting pgBackRest up (asynchronous archiving), then enabling PITR');
+  const backRest = await setUpPgBackRest(cleanups, db, osUser, {
+    bundle: true,
+    asyncArchive: true,
+  });
+  await enablePitrAndWait(client, path, 1);
+  const provisioner = stack.managementUrl('database-provisioner');
+  const runs: SizeRun[] = [];
+  const printed: string[] = [];
+  for (const [index, sizeMb] of sizesMb.entries()) {
+    const size = `size ${index + 1} of ${sizesMb.length}`;
+    console.error(`${size}: growing the data directory to about ${sizeMb} MB`);
+    await clearWrites(connection.connection_string, caPem);
+    // pg_wal left out: after the last size's writes it holds up to max_wal_size.
+    const grown = await growTo(
+      { connectionString: connection.connection_string, caPem },
+      db.server.pgdata,
+      sizeMb * MB,
+      { withoutWal: true },
     );
-    ours.push({ ...result, phases, rows: await restoredRows(bulk, name, caPem) });
-    await unwrap(
-      deleteDatabase({ client: bulk.client, path: { project_id: bulk.path.project_id, name } }),
-    );
+    console.error(`${size}: a pgcloud backup, a pgBackRest full backup, ${WAL_MB} MB of WAL`);
+    const backup = await takeBackup(client, path);
+    const full = await backRest.fullBackup();
+    const target = await prepareTarget(db, caPem, WAL_MB * MB, backup.id);
+    const source = handSource(db, backup, s3CaPem);
+    const expect = (way: string, answer: string) => checkRestored(way, answer, target.written.rows);
+    const run: SizeRun = {
+      dataMb: megabytes(grown.bytes),
+      rows: grown.rows,
+      databaseMb: megabytes(grown.databaseBytes),
+      backupMb: megabytes(backup.sizeBytes),
+      target,
+      ours: [],
+      byHand: [],
+      backRest: [],
+    };
+    for (let sample = 1; sample <= count; sample++) {
+      const at = `${size}, sample ${sample} of ${count}`;
+      console.error(`${at}: by hand`);
+      await delay(SETTLE_MS);
+      const hand = await restoreByHand(source, target.time, scratchDir);
+      expect('by hand', hand.answer);
+      run.byHand.push(hand);
+      console.error(`${at}: pgBackRest`);
+      await delay(SETTLE_MS);
+      const theirs = await backRest.timedPitr(
+        full.label,
+        target.time,
+        connection.database,
+        RESTORED_SQL,
+      );
+      expect('pgBackRest', theirs.answer);
+      run.backRest.push(theirs);
+      console.error(`${at}: pgcloud into a new database`);
+      await delay(SETTLE_MS);
+      const name = `pitr-${index + 1}-${sample}`;
+      const { result, phases } = await timeRestorePhases(provisioner, LABELS, () =>
+        restoreOurs(client, path, target.time, name),
+      );
+      expect('pgcloud', await answerAndDelete(client, path.project_id, name, caPem));
+      run.ours.push({ ...result, phases });
+    }
+    runs.push(run);
+    const walMb = megabytes(target.written.walBytes);
+    const title = `${size}: a data directory of ${run.dataMb} MB without pg_wal (${run.rows} rows, the database ${run.databaseMb} MB), pgcloud's backup ${run.backupMb} MB (zstd), then ${walMb} MB of WAL written (${target.plan.wal_files} segments in pgcloud's plan), ${count} samples each, seconds`;
+    const table = sizeReport(run, title);
+    // Each size's table as soon as it is done: a long run shows its figures as it goes.
+    console.error(table.join('\n'));
+    printed.push(...table, '');
   }
-  return report(written, target, catchUpSeconds, ours, byHand);
-});
-
-function report(
-  written: Written,
-  target: string,
-  catchUpSeconds: number,
-  ours: OurSample[],
-  byHand: HandRestore[],
-): string {
-  const pgcloud: Samples = { label: 'pgcloud', values: ours.map((o) => o.seconds) };
-  const hand: Samples = { label: 'by hand', values: byHand.map((h) => h.promoted) };
-  const phases = phaseRows(
-    ours.map((o) => o.phases),
-    pgcloud.values,
-  );
-  const steps = [
-    { label: 'downloads', values: byHand.map((h) => h.downloaded) },
-    { label: 'extraction', values: byHand.map((h) => h.extracted - h.downloaded) },
-    { label: 'recovery and promotion', values: byHand.map((h) => h.promoted - h.extracted) },
-  ];
-  const each = (values: number[]) => values.join(', ');
   return [
-    `PITR restore through ${(written.walBytes / MB).toFixed(0)} MB of WAL (${written.rows} rows INSERTed) to ${target}, into a new database, ${ours.length} samples each, seconds`,
-    `  the archive covered the end of the writes ${catchUpSeconds.toFixed(1)} s after it`,
-    "  pgcloud: completed_at - started_at (the new database's server made meanwhile, base backup download + SHA-256 and extraction while the WAL is fetched 8 at a time, replay to the target as the WAL comes in, promotion, roles, TLS checks, swap); its phases as database-provisioner times them (pgcloud_restore_phase_duration_seconds, kind=pitr, target=target_database)",
-    '  by hand (downloads included): the base backup through its link while the WAL comes from S3 8 at a time, tar --zstd -x, recovery with restore_command cp, promote, until pg_is_in_recovery() is false',
+    `point-in-time restore into a new database as the database grows: ${sizesMb.join(', ')} MB of data directory (without pg_wal) asked for, ${WAL_MB} MB of WAL after each size's backups`,
+    ...DESCRIPTION,
     '',
-    ...formatSamples([...withParts(pgcloud, phases), ...withParts(hand, steps)]),
-    '',
-    formatRatioOfMedians(pgcloud, hand, 1.15),
-    `wal_files_applied (pgcloud): ${each(ours.map((o) => o.walFilesApplied))}; segments fetched by hand: ${each(byHand.map((h) => h.segments))}`,
-    `rows restored: pgcloud ${each(ours.map((o) => o.rows))}; by hand ${each(byHand.map((h) => h.rows))}; written ${written.rows}`,
+    ...printed,
+    ...growthReport(runs),
   ].join('\n');
-}
+});

@@ -3,10 +3,8 @@
 // and in place, while a client's writes are tried against the live database.
 import type { Client, Restore } from '@pgcloud/api-client';
 import {
-  createBackup,
   createdRestore,
   deleteDatabase,
-  getBackup,
   getRestore,
   listDatabases,
   restoreBackup,
@@ -21,20 +19,6 @@ import { WriteProbe } from './write-probe.js';
 export interface Timed {
   seconds: number;
   phases: PhaseSeconds;
-}
-
-/** A completed backup of the database: its id and size. */
-export async function takeBackup(
-  client: Client,
-  path: DatabasePath,
-): Promise<{ id: string; sizeBytes: number }> {
-  const created = await unwrap(createBackup({ client, path }));
-  const backup = await pollUntil(
-    () => unwrap(getBackup({ client, path: { ...path, backup_id: created.id } })),
-    (b) => b.status === 'completed' || b.status === 'failed',
-  );
-  if (backup.status !== 'completed') throw new Error(`backup failed: ${backup.error ?? '?'}`);
-  return { id: backup.id, sizeBytes: backup.size_bytes };
 }
 
 /** Runs a restore of the backup (`body` says where to) until its record is completed. */

@@ -1,13 +1,14 @@
 // What bench:restore prints: for each size, every sample of each target with its phases or
 // steps beneath and the ratios of the medians; then, across the sizes, each target's median
 // at every size with its seconds per GB from one size to the next, and the ratios by size.
-import type { Samples, SizedMedians, TimedRestore } from '@pgcloud/bench-support';
+import type { Samples, TimedRestore } from '@pgcloud/bench-support';
 import {
   formatBySize,
   formatRatioOfMedians,
   formatSamples,
-  median,
+  mediansBySize,
   phaseRows,
+  ratiosBySize,
   withParts,
 } from '@pgcloud/bench-support';
 import type { HandSteps } from './by-hand.js';
@@ -110,53 +111,45 @@ export function sizeReport(run: SizeRun, title: string): string[] {
 export function growthReport(runs: readonly SizeRun[]): string[] {
   const sizesMb = runs.map((r) => r.dataMb);
   const all = runs.map(targets);
-  const medians = (pick: (t: ReturnType<typeof targets>) => Samples): SizedMedians => ({
-    label: all[0] ? pick(all[0]).label : '',
-    medians: all.map((t) => median(pick(t).values)),
-  });
-  const ratio = (
-    label: string,
-    ours: (t: ReturnType<typeof targets>) => Samples,
-    baseline: (t: ReturnType<typeof targets>) => Samples,
-  ): SizedMedians => ({
-    label,
-    medians: all.map((t) => median(ours(t).values) / median(baseline(t).values)),
-  });
+  const bySize = (pick: (t: ReturnType<typeof targets>) => Samples) => all.map(pick);
   return [
     'medians by size of the data directory, seconds, and their growth in seconds per GB from one size to the next',
     '',
-    ...formatBySize(sizesMb, [
-      medians((t) => t.intoNew),
-      medians((t) => t.inPlace),
-      medians((t) => t.noWrite),
-      medians((t) => t.hand),
-      medians((t) => t.backRest),
-    ]),
+    ...formatBySize(
+      sizesMb,
+      [
+        bySize((t) => t.intoNew),
+        bySize((t) => t.inPlace),
+        bySize((t) => t.noWrite),
+        bySize((t) => t.hand),
+        bySize((t) => t.backRest),
+      ].map(mediansBySize),
+    ),
     '',
     'ratios of the medians by size',
     '',
     ...formatBySize(
       sizesMb,
       [
-        ratio(
+        ratiosBySize(
           'pgcloud into a new database / pgBackRest',
-          (t) => t.intoNew,
-          (t) => t.backRest,
+          bySize((t) => t.intoNew),
+          bySize((t) => t.backRest),
         ),
-        ratio(
+        ratiosBySize(
           'pgcloud in place / pgBackRest',
-          (t) => t.inPlace,
-          (t) => t.backRest,
+          bySize((t) => t.inPlace),
+          bySize((t) => t.backRest),
         ),
-        ratio(
+        ratiosBySize(
           'pgcloud into a new database / by hand',
-          (t) => t.intoNew,
-          (t) => t.hand,
+          bySize((t) => t.intoNew),
+          bySize((t) => t.hand),
         ),
-        ratio(
+        ratiosBySize(
           'pgcloud in place / by hand',
-          (t) => t.inPlace,
-          (t) => t.hand,
+          bySize((t) => t.inPlace),
+          bySize((t) => t.hand),
         ),
       ],
       { growth: false },

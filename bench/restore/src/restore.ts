@@ -13,14 +13,15 @@ import {
   benchCount,
   benchSizesMb,
   bulkDatabaseOnHttpsS3,
+  growTo,
   megabytes,
   runBench,
   setUpPgBackRest,
+  takeBackup,
 } from '@pgcloud/bench-support';
 import { resolveOsUser } from '@pgcloud/postgres';
 import { timeByHand } from './by-hand.js';
-import { growTo } from './grow.js';
-import { takeBackup, timeInPlace, timeIntoNewDatabase } from './pgcloud.js';
+import { timeInPlace, timeIntoNewDatabase } from './pgcloud.js';
 import type { SizeRun } from './report.js';
 import { DESCRIPTION, growthReport, sizeReport } from './report.js';
 import { createProbeTable } from './write-probe.js';

@@ -10,7 +10,7 @@ import { ObjectStore } from '@pgcloud/storage';
 import { LocalS3 } from '@pgcloud/devstack';
 import type { BulkDatabase } from './bench-database.js';
 import { bulkDatabase } from './bench-database.js';
-import type { BackedUpServer, Repository } from './pgbackrest.js';
+import type { BackRestOptions, BackedUpServer, Repository } from './pgbackrest-config.js';
 import { PgBackRest } from './pgbackrest.js';
 import type { Cleanup } from './run-bench.js';
 
@@ -93,22 +93,29 @@ export function dataDirectoryBytes(pgdata: string): number {
 
 /**
  * pgBackRest set up for the bulk database (PgBackRest.setUp), its repository under a prefix
- * of the stack's id in the stack's bucket, files bundled with `bundle`; before the stack
+ * of the stack's id in the stack's bucket, files bundled with `bundle`, archiving
+ * asynchronous with `asyncArchive`; before the stack
  * stops, archiving is turned off again and the repository removed.
  */
 export async function setUpPgBackRest(
   cleanups: Cleanup[],
   db: HttpsS3Database,
   osUser: OsUser,
-  { bundle = false }: { bundle?: boolean } = {},
+  { bundle = false, ...options }: { bundle?: boolean } & BackRestOptions = {},
 ): Promise<PgBackRest> {
   const prefix = `pgbackrest-${db.bulk.stack.id}`;
-  const backRest = await PgBackRest.setUp(db.bulk.scratchDir, osUser, db.server, {
-    s3: db.s3,
-    bucket: db.bucketName,
-    prefix,
-    bundle,
-  });
+  const backRest = await PgBackRest.setUp(
+    db.bulk.scratchDir,
+    osUser,
+    db.server,
+    {
+      s3: db.s3,
+      bucket: db.bucketName,
+      prefix,
+      bundle,
+    },
+    options,
+  );
   cleanups.unshift(() => backRest.remove(db.bucket, prefix));
   return backRest;
 }

@@ -7,3 +7,8 @@ export * from './bench-database.js';
 export * from './pgbackrest.js';
 export * from './https-s3-database.js';
 export * from './size-growth.js';
+export * from './grow.js';
+export * from './pgcloud-backup.js';
+export * from './https-download.js';
+export * from './archiver-status.js';
+export * from './pgbackrest-config.js';

@@ -1,8 +1,7 @@
 // pgBackRest beside pgcloud: a stanza for the bench's database with its repository in the
 // same bucket of the same S3 (over HTTPS, as pgBackRest speaks S3 only over TLS), under a
 // prefix of its own that is removed at the end.
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { OsUser, SocketAddress } from '@pgcloud/postgres';
@@ -16,33 +15,14 @@ import {
   withSuperuser,
 } from '@pgcloud/postgres';
 import type { ObjectStore } from '@pgcloud/storage';
-import type { LocalS3Credentials } from '@pgcloud/devstack';
+import type { BackRestOptions, BackedUpServer, Repository } from './pgbackrest-config.js';
+import { STANZA, configLines } from './pgbackrest-config.js';
 
-const STANZA = 'bench';
 const SQL_TIMEOUT_MS = 30_000;
 // SQLSTATE of a write refused by a server in recovery.
 const READ_ONLY = '25006';
-
-/** The bench's database server, as pgBackRest reaches it: on this host, by its socket. */
-export interface BackedUpServer {
-  pgdata: string;
-  address: SocketAddress;
-  /** Its log, where pg_ctl restart sends it again. */
-  logFile: string;
-}
-
-/** Where pgBackRest's repository goes: the S3, its bucket, and the prefix of the bench. */
-export interface Repository {
-  s3: LocalS3Credentials & { tls: NonNullable<LocalS3Credentials['tls']> };
-  bucket: string;
-  prefix: string;
-  /**
-   * Small files bundled into larger objects (repo1-bundle), as pgBackRest's user guide
-   * recommends for object stores: without it, a restore fetches each of a data directory's
-   * thousand-odd files with a request of its own, which costs far more than their bytes.
-   */
-  bundle?: boolean;
-}
+// A restore to the backup's consistent point, promoted there.
+const IMMEDIATE = ['--type=immediate', '--target-action=promote'];
 
 /** A timed `pgbackrest restore`: its seconds in all, and of its two steps. */
 export interface TimedRestore {
@@ -86,6 +66,7 @@ export class PgBackRest {
     private readonly dir: string,
     private readonly osUser: OsUser,
     private readonly server: BackedUpServer,
+    private readonly asyncArchive: boolean,
   ) {}
 
   private get config(): string {
@@ -94,7 +75,7 @@ export class PgBackRest {
 
   /**
    * Writes pgBackRest's configuration (zstd, as many processes as cores, files bundled if
-   * the repository says so), turns WAL
+   * the repository says so, archiving asynchronous with `asyncArchive`), turns WAL
    * archiving to its repository on for the server (archive_mode needs a restart), and
    * makes the stanza.
    */
@@ -103,6 +84,7 @@ export class PgBackRest {
     osUser: OsUser,
     server: BackedUpServer,
     repository: Repository,
+    { asyncArchive = false }: BackRestOptions = {},
   ): Promise<PgBackRest> {
     await runAsOsUser('pgbackrest', ['version'], { osUser }).catch(() => {
       throw new Error(
@@ -114,35 +96,10 @@ export class PgBackRest {
     const ca = join(dir, 'ca.crt');
     await copyFile(repository.s3.tls.certFile, ca);
     await chownFile(ca, osUser);
-    const tls = new URL(repository.s3.tls.endpoint);
-    const settings = [
-      '[global]',
-      'repo1-type=s3',
-      `repo1-s3-endpoint=${tls.hostname}`,
-      `repo1-storage-port=${tls.port}`,
-      `repo1-s3-bucket=${repository.bucket}`,
-      `repo1-s3-region=${repository.s3.region}`,
-      `repo1-s3-key=${repository.s3.accessKeyId}`,
-      `repo1-s3-key-secret=${repository.s3.secretAccessKey}`,
-      'repo1-s3-uri-style=path',
-      `repo1-storage-ca-file=${ca}`,
-      `repo1-path=/${repository.prefix}`,
-      'compress-type=zst',
-      ...(repository.bundle ? ['repo1-bundle=y'] : []),
-      `process-max=${availableParallelism()}`,
-      'start-fast=y',
-      `log-path=${join(dir, 'log')}`,
-      `lock-path=${join(dir, 'lock')}`,
-      'log-level-console=warn',
-      'log-level-file=off',
-      '',
-      `[${STANZA}]`,
-      `pg1-path=${server.pgdata}`,
-      `pg1-port=${server.address.port}`,
-      `pg1-socket-path=${server.address.socketDir}`,
-      '',
-    ];
-    const backRest = new PgBackRest(dir, osUser, server);
+    const spool = join(dir, 'spool');
+    if (asyncArchive) await ensureOwnedDir(spool, osUser);
+    const settings = configLines({ dir, ca, spool, server, repository, asyncArchive });
+    const backRest = new PgBackRest(dir, osUser, server, asyncArchive);
     await writeFile(backRest.config, settings.join('\n'), { mode: 0o600 });
     await chownFile(backRest.config, osUser);
     await backRest.archiveToRepository();
@@ -172,10 +129,8 @@ export class PgBackRest {
    * point (archive-get from the repository) and promoted; answers what `sql` returns there.
    */
   restoreAndQuery(label: string, database: string, sql: string): Promise<string> {
-    return this.withRestored(label, async ({ dir, port }) => {
-      const psql = ['-h', dir, '-p', String(port), '-U', 'postgres', '-d', database, '-XAtc', sql];
-      const { stdout } = await runPgTool(pgBinDir(), 'psql', psql, { osUser: this.osUser });
-      return stdout.trim();
+    return this.withRestored(label, IMMEDIATE, async ({ dir, port }) => {
+      return this.query({ dir, port }, database, sql);
     });
   }
 
@@ -187,9 +142,32 @@ export class PgBackRest {
    * removed after.
    */
   timedRestore(label: string): Promise<TimedRestore> {
-    return this.withRestored(label, ({ restoreSeconds, startSeconds }) =>
+    return this.withRestored(label, IMMEDIATE, ({ restoreSeconds, startSeconds }) =>
       Promise.resolve({ seconds: restoreSeconds + startSeconds, restoreSeconds, startSeconds }),
     );
+  }
+
+  /**
+   * The same to a point in time: `pgbackrest restore --type=time --target=<targetTime>` of a
+   * backup, the server started until recovery (archive-get of the WAL from the repository)
+   * has reached the first commit past the target, it is promoted and a write commits; then
+   * what `sql` answers in `database`. Stopped and removed after.
+   */
+  timedPitr(
+    label: string,
+    targetTime: string,
+    database: string,
+    sql: string,
+  ): Promise<TimedRestore & { answer: string }> {
+    // PostgreSQL and pgBackRest read a numeric zone offset, not ISO's `Z`.
+    const target = targetTime.replace('T', ' ').replace(/Z$/, '+00');
+    const args = ['--type=time', `--target=${target}`, '--target-action=promote'];
+    return this.withRestored(label, args, async (restored) => ({
+      seconds: restored.restoreSeconds + restored.startSeconds,
+      restoreSeconds: restored.restoreSeconds,
+      startSeconds: restored.startSeconds,
+      answer: await this.query(restored, database, sql),
+    }));
   }
 
   /** Archiving off again, and the repository's objects and the bench's files gone. */
@@ -232,18 +210,22 @@ export class PgBackRest {
   }
 
   /**
-   * Restores a backup into a fresh directory and starts it on a port and socket of its own,
-   * with no archiving into the bench's repository, until it is promoted and a write commits;
-   * runs `use` on it, then stops it and removes every file.
+   * Restores a backup (`restoreArgs` say to what point) into a fresh directory and starts
+   * it on a port and socket of its own, with no archiving into the bench's repository (its
+   * archive-get with a spool and locks of its own, apart from the live server's pushes),
+   * until it is promoted and a write commits; runs `use` on it, then stops it and removes
+   * every file.
    */
   private async withRestored<T>(
     label: string,
+    restoreArgs: readonly string[],
     use: (restored: Restored) => Promise<T>,
   ): Promise<T> {
     const dir = await mkdtemp(join(this.dir, 'restore-'));
     const pgdata = join(dir, 'data');
     await ensureOwnedDir(dir, this.osUser, 0o755);
     await ensureOwnedDir(pgdata, this.osUser);
+    for (const own of ['spool', 'lock']) await ensureOwnedDir(join(dir, own), this.osUser);
     const port = this.server.address.port + 1;
     const binDir = pgBinDir();
     const pgCtl = (args: string[]) =>
@@ -253,13 +235,17 @@ export class PgBackRest {
       await this.run([
         `--set=${label}`,
         `--pg1-path=${pgdata}`,
-        '--type=immediate',
-        '--target-action=promote',
+        `--recovery-option=restore_command=${this.archiveGet(dir, pgdata)}`,
+        ...restoreArgs,
         'restore',
       ]);
       const restored = performance.now();
       const options = `-c port=${port} -c listen_addresses='' -c unix_socket_directories=${dir} -c ssl=off -c archive_mode=off`;
-      await pgCtl(['-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '3600', 'start']);
+      const log = join(dir, 'server.log');
+      await pgCtl(['-o', options, '-l', log, '-w', '-t', '3600', 'start']).catch(async (err) => {
+        const tail = (await readFile(log, 'utf8').catch(() => '')).split('\n').slice(-15);
+        throw new Error(`${(err as Error).message}\nserver log:\n${tail.join('\n')}`);
+      });
       // pg_ctl answers once the server takes read-only sessions; it is writable only once
       // recovery has reached the backup's end and promotion has ended it.
       await untilWritable({ socketDir: dir, port });
@@ -269,6 +255,36 @@ export class PgBackRest {
       await pgCtl(['-m', 'immediate', '-w', 'stop']).catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * The copy's restore_command: archive-get as pgBackRest writes it, with a spool and locks
+   * of the copy's own, so that an asynchronous archive-get never waits on the live server's
+   * archive-push (both take the stanza's archive lock).
+   */
+  private archiveGet(dir: string, pgdata: string): string {
+    return [
+      'pgbackrest',
+      `--config=${this.config}`,
+      `--stanza=${STANZA}`,
+      `--pg1-path=${pgdata}`,
+      // pgBackRest refuses a spool path without asynchronous archiving.
+      ...(this.asyncArchive ? [`--spool-path=${join(dir, 'spool')}`] : []),
+      `--lock-path=${join(dir, 'lock')}`,
+      'archive-get %f "%p"',
+    ].join(' ');
+  }
+
+  /** psql as the superuser on a restored copy; answers its unaligned output. */
+  private async query(
+    restored: { dir: string; port: number },
+    database: string,
+    sql: string,
+  ): Promise<string> {
+    const { dir, port } = restored;
+    const psql = ['-h', dir, '-p', String(port), '-U', 'postgres', '-d', database, '-XAtc', sql];
+    const { stdout } = await runPgTool(pgBinDir(), 'psql', psql, { osUser: this.osUser });
+    return stdout.trim();
   }
 
   private run(args: string[]): Promise<{ stdout: string }> {

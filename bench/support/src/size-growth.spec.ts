@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { benchSizesMb, formatBySize, megabytes, secondsPerGb } from './size-growth.js';
+import {
+  benchSizesMb,
+  formatBySize,
+  megabytes,
+  mediansBySize,
+  ratiosBySize,
+  secondsPerGb,
+} from './size-growth.js';
 
 describe('benchSizesMb', () => {
   it('reads BENCH_SIZES_MB, spaces allowed', () => {
@@ -47,5 +54,27 @@ describe('formatBySize', () => {
       growth: false,
     });
     assert.deepEqual(lines, ['       250 MB  1250 MB', 'ratio    0.50        -']);
+  });
+});
+
+describe('mediansBySize and ratiosBySize', () => {
+  const ours = [
+    { label: 'pgcloud', values: [3, 1, 2] },
+    { label: 'pgcloud', values: [8, 4] },
+  ];
+  const baseline = [
+    { label: 'pgBackRest', values: [4] },
+    { label: 'pgBackRest', values: [3, 3, 9] },
+  ];
+
+  it("takes each size's median under the figure's label", () => {
+    assert.deepEqual(mediansBySize(ours), { label: 'pgcloud', medians: [2, 6] });
+  });
+
+  it('divides the medians size by size', () => {
+    assert.deepEqual(ratiosBySize('ours / theirs', ours, baseline), {
+      label: 'ours / theirs',
+      medians: [0.5, 2],
+    });
   });
 });

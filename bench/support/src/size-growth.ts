@@ -1,6 +1,8 @@
 // The sizes a bench runs at, and how its figures grow with them: each figure's median at
 // every size, and its seconds per GB from one size to the next. A cost that grows with the
 // data shows in the second; one paid once whatever the size (a start, a check) does not.
+import type { Samples } from './bench-samples.js';
+import { median } from './bench-samples.js';
 
 const MB = 1_000_000;
 
@@ -8,6 +10,23 @@ const MB = 1_000_000;
 export interface SizedMedians {
   label: string;
   medians: readonly number[];
+}
+
+/** A figure's medians by size, from its samples at each size (in the order of the sizes). */
+export function mediansBySize(bySize: readonly Samples[]): SizedMedians {
+  return { label: bySize[0]?.label ?? '', medians: bySize.map((s) => median(s.values)) };
+}
+
+/** `ours / baseline` of the medians at each size, labelled `label`. */
+export function ratiosBySize(
+  label: string,
+  ours: readonly Samples[],
+  baseline: readonly Samples[],
+): SizedMedians {
+  return {
+    label,
+    medians: ours.map((s, i) => median(s.values) / median(baseline[i]?.values ?? [])),
+  };
 }
 
 /**

@@ -1,8 +1,10 @@
 // The database grown from one size to the next: rows of md5 text added to `filler`
 // (bulkDatabase's table, ids 1, 2, ... with none missing) until its data directory is about
-// the size asked for, as `du -sb` counts it (WAL included, as backup-throughput measures).
-import { dataDirectoryBytes } from '@pgcloud/bench-support';
+// the size asked for, as `du -sb` counts it (WAL included, as backup-throughput measures,
+// unless asked otherwise).
+import { join } from 'node:path';
 import pg from 'pg';
+import { dataDirectoryBytes } from './https-s3-database.js';
 
 // A row takes about 170 bytes in the table (6,000,000 rows come to about 1 GB), and about
 // as much again in WAL while pg_wal grows toward max_wal_size: each step adds half what is
@@ -23,13 +25,18 @@ export interface Grown {
 
 /**
  * Adds rows until the data directory `pgdata` holds at least 97% of `targetBytes` (nothing
- * when it already does), over a TLS session as the database's own user.
+ * when it already does), over a TLS session as the database's own user. With `withoutWal`,
+ * pg_wal is left out of the count: after gigabytes of writes it keeps up to max_wal_size of
+ * segments, which would pass for data.
  */
 export async function growTo(
   connection: { connectionString: string; caPem: string },
   pgdata: string,
   targetBytes: number,
+  { withoutWal = false }: { withoutWal?: boolean } = {},
 ): Promise<Grown> {
+  const measure = () =>
+    dataDirectoryBytes(pgdata) - (withoutWal ? dataDirectoryBytes(join(pgdata, 'pg_wal')) : 0);
   const url = new URL(connection.connectionString);
   url.searchParams.delete('sslmode');
   const client = new pg.Client({ connectionString: url.toString(), ssl: { ca: connection.caPem } });
@@ -39,7 +46,7 @@ export async function growTo(
       'SELECT coalesce(max(id), 0)::text AS n FROM filler',
     );
     let rows = Number(max.rows[0]?.n);
-    let bytes = dataDirectoryBytes(pgdata);
+    let bytes = measure();
     for (let step = 0; bytes < targetBytes * NEAR; step++) {
       if (step === MAX_STEPS)
         throw new Error(`the data directory stays at ${bytes} bytes, short of ${targetBytes}`);
@@ -51,7 +58,7 @@ export async function growTo(
         [rows + 1, rows + more],
       );
       rows += more;
-      bytes = dataDirectoryBytes(pgdata);
+      bytes = measure();
     }
     const size = await client.query<{ b: string }>(
       'SELECT pg_database_size(current_database())::text AS b',

@@ -1,0 +1,122 @@
+// What bench:pitr prints: for each size, every sample of each way with its phases or steps
+// beneath and the ratios of the medians; then, across the sizes, each way's median at every
+// size with its seconds per GB from one size to the next, and the ratios by size.
+import type { PhaseSeconds, Samples, TimedRestore } from '@pgcloud/bench-support';
+import {
+  formatBySize,
+  formatRatioOfMedians,
+  formatSamples,
+  mediansBySize,
+  phaseRows,
+  ratiosBySize,
+  withParts,
+} from '@pgcloud/bench-support';
+import type { HandRestore } from './by-hand.js';
+import type { OurRestore } from './pgcloud.js';
+import type { Target } from './target.js';
+
+/** One pgcloud restore: its record's figures, and its phases as the provisioner timed them. */
+export interface OurSample extends OurRestore {
+  phases: PhaseSeconds;
+}
+
+/** Everything one size measured. */
+export interface SizeRun {
+  /** The data directory without pg_wal, as `du -sb` counted it once grown, in MB. */
+  dataMb: number;
+  rows: number;
+  /** The database's own files (pg_database_size), in MB. */
+  databaseMb: number;
+  /** pgcloud's backup (zstd), in MB. */
+  backupMb: number;
+  target: Target;
+  ours: OurSample[];
+  byHand: HandRestore[];
+  backRest: TimedRestore[];
+}
+
+export const DESCRIPTION = [
+  "  pgcloud: completed_at - started_at of POST .../pitr/restore {target_time, target_database} (the new database's server made meanwhile, base backup download + SHA-256 and extraction while the WAL is fetched 8 at a time, replay to the target as the WAL comes in, promotion, roles, TLS checks, swap); the database deleted after each sample",
+  '  phases: pgcloud_restore_phase_duration_seconds of database-provisioner (kind=pitr, target=target_database)',
+  '  by hand (downloads included): the same base backup through its link (https, trusting the S3 certificate) while the WAL comes from S3 8 at a time, tar --zstd -x, recovery with restore_command cp, promote, until pg_is_in_recovery() is false',
+  '  pgBackRest: `pgbackrest restore --type=time --target=<target> --target-action=promote` of its full backup (zstd, process-max = cores, files bundled) from its repository on the same S3 (HTTPS) into a fresh directory, then pg_ctl start until recovery (asynchronous archive-get, a queue of 1 GiB) has reached the target, it is promoted and a write commits',
+];
+
+/** Each way's samples, as one size measured them. */
+function ways(run: SizeRun) {
+  const pgcloud: Samples = { label: 'pgcloud', values: run.ours.map((o) => o.seconds) };
+  const hand: Samples = { label: 'by hand', values: run.byHand.map((h) => h.promoted) };
+  const backRest: Samples = { label: 'pgBackRest', values: run.backRest.map((b) => b.seconds) };
+  return { pgcloud, hand, backRest };
+}
+
+/** One size's table of samples and its ratios. */
+export function sizeReport(run: SizeRun, title: string): string[] {
+  const w = ways(run);
+  const phases = phaseRows(
+    run.ours.map((o) => o.phases),
+    w.pgcloud.values,
+  );
+  const steps = [
+    { label: 'downloads', values: run.byHand.map((h) => h.downloaded) },
+    { label: 'extraction', values: run.byHand.map((h) => h.extracted - h.downloaded) },
+    { label: 'recovery and promotion', values: run.byHand.map((h) => h.promoted - h.extracted) },
+  ];
+  const backRestSteps = [
+    { label: 'pgbackrest restore', values: run.backRest.map((b) => b.restoreSeconds) },
+    { label: 'start to promoted, a write', values: run.backRest.map((b) => b.startSeconds) },
+  ];
+  const each = (values: number[]) => values.join(', ');
+  const { target } = run;
+  return [
+    title,
+    `  target ${target.time}; both archives held the marker after it ${target.archivedSeconds.toFixed(1)} s after its segment was switched`,
+    '',
+    ...formatSamples([
+      ...withParts(w.pgcloud, phases),
+      ...withParts(w.hand, steps),
+      ...withParts(w.backRest, backRestSteps),
+    ]),
+    '',
+    formatRatioOfMedians(w.pgcloud, w.backRest, 1.0),
+    formatRatioOfMedians(w.pgcloud, w.hand, 1.15),
+    `wal_files_applied (pgcloud): ${each(run.ours.map((o) => o.walFilesApplied))}; segments fetched by hand: ${each(run.byHand.map((h) => h.segments))}`,
+    `rows restored by every sample of each way: ${target.written.rows} of wal_filler, as written up to the target, and none of after_target`,
+  ];
+}
+
+/** Across the sizes: the medians, their growth per GB, and the ratios by size. */
+export function growthReport(runs: readonly SizeRun[]): string[] {
+  const sizesMb = runs.map((r) => r.dataMb);
+  const all = runs.map(ways);
+  const bySize = (pick: (w: ReturnType<typeof ways>) => Samples) => all.map(pick);
+  return [
+    'medians by size of the data directory (without pg_wal), seconds, and their growth in seconds per GB from one size to the next',
+    '',
+    ...formatBySize(
+      sizesMb,
+      [bySize((w) => w.pgcloud), bySize((w) => w.hand), bySize((w) => w.backRest)].map(
+        mediansBySize,
+      ),
+    ),
+    '',
+    'ratios of the medians by size',
+    '',
+    ...formatBySize(
+      sizesMb,
+      [
+        ratiosBySize(
+          'pgcloud / pgBackRest',
+          bySize((w) => w.pgcloud),
+          bySize((w) => w.backRest),
+        ),
+        ratiosBySize(
+          'pgcloud / by hand',
+          bySize((w) => w.pgcloud),
+          bySize((w) => w.hand),
+        ),
+      ],
+      { growth: false },
+    ),
+  ];
+}
