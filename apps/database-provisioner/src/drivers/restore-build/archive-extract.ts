@@ -2,7 +2,7 @@ import type { OsUser } from '@pgcloud/postgres';
 import { extractArchive } from '@pgcloud/postgres';
 import type { RestoreArchive } from '../database-driver.js';
 import { CorruptArchiveError } from '../database-driver.js';
-import { fetchedBody } from './fetched-body.js';
+import { fetchBody } from './fetched-body.js';
 
 /** What a download may be given: a signal that stops it, and who is told its bytes so far. */
 export interface DownloadOptions {
@@ -20,12 +20,11 @@ export async function downloadAndExtract(
   osUser: OsUser,
   { signal, downloaded }: DownloadOptions = {},
 ): Promise<void> {
-  const response = await fetch(archive.url, signal ? { signal } : {});
-  if (!response.ok || !response.body) {
-    await response.body?.cancel();
-    throw new Error(`the backup's download answered HTTP ${response.status}`);
+  const body = await fetchBody(archive.url, signal);
+  if (body.statusCode !== 200) {
+    body.destroy();
+    throw new Error(`the backup's download answered HTTP ${body.statusCode}`);
   }
-  const body = fetchedBody(response.body, signal);
   const extracted = await extractArchive(body, dir, osUser, {
     ...(signal ? { signal } : {}),
     ...(downloaded ? { read: downloaded } : {}),

@@ -7,7 +7,7 @@ import type { OsUser } from '@pgcloud/postgres';
 import { WAL_SEGMENT_BYTES, chownFile, ensureOwnedDir } from '@pgcloud/postgres';
 import type { RestoreSegment } from '../database-driver.js';
 import { BrokenWalError } from '../database-driver.js';
-import { fetchedBody } from './fetched-body.js';
+import { fetchBody } from './fetched-body.js';
 
 // Segments fetched at once: S3 answers each in about 0.3 s, replay eats one in 0.1 s.
 const PARALLEL_FETCHES = 8;
@@ -154,18 +154,19 @@ async function fetchSegment(
   async function* pieces(): AsyncGenerator<Uint8Array> {
     for (const [i, url] of segment.urls.entries()) {
       const object = `WAL segment ${segment.name} (object ${i + 1})`;
-      const response = await fetch(url, { signal: stopped });
-      if (!response.ok || !response.body) {
-        await response.body?.cancel();
+      const response = await fetchBody(url, stopped);
+      const status = response.statusCode ?? 0;
+      if (status < 200 || status > 299) {
+        response.destroy();
         // The segment still being written gives up its pieces once it is complete and
         // stored whole: a piece gone is a plan grown old (a retry plans again), not a gap.
-        if (response.status === 404 && !segment.partial)
+        if (status === 404 && !segment.partial)
           throw new BrokenWalError(`${object} is missing from the object store`);
-        throw new Error(`${object}: HTTP ${response.status}`);
+        throw new Error(`${object}: HTTP ${status}`);
       }
       const md5 = recordedMd5(segment.etags?.[i]);
       const hash = createHash('md5');
-      for await (const chunk of fetchedBody(response.body, stopped) as AsyncIterable<Uint8Array>) {
+      for await (const chunk of response as AsyncIterable<Uint8Array>) {
         hash.update(chunk);
         yield chunk;
       }
