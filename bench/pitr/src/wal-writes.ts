@@ -2,8 +2,11 @@ import pg from 'pg';
 
 // 50,000 rows of about 560 bytes: some 30 MB of WAL per committed INSERT.
 const ROWS_PER_INSERT = 50_000;
-const CREATE_FILLER =
-  'CREATE TABLE IF NOT EXISTS wal_filler (id bigint PRIMARY KEY, payload text NOT NULL)';
+// No autovacuum on either table: the first vacuum of a freshly written table writes about
+// as much WAL as the table (its pages' images, data checksums being on), gigabytes that
+// would be written, and archived twice, while the samples run.
+const CREATE_FILLER = `CREATE TABLE IF NOT EXISTS wal_filler (id bigint PRIMARY KEY, payload text NOT NULL)
+  WITH (autovacuum_enabled = off)`;
 
 /** What the writes left: the rows, the WAL they made, and the server's clock at their end. */
 export interface Written {
@@ -24,14 +27,16 @@ export async function connect(connectionString: string, caPem: string): Promise<
 }
 
 /**
- * Empties `wal_filler` (made the first time) before a size is grown and backed up: the last
- * size's rows, about as many bytes as their WAL, would otherwise lie in the next size's base
- * backup, gigabytes past the size asked for.
+ * Empties `wal_filler` (made the first time; no autovacuum on it nor on `filler`, the table
+ * growTo fills) before a size is grown and backed up: the last size's rows, about as many
+ * bytes as their WAL, would otherwise lie in the next size's base backup, gigabytes past
+ * the size asked for.
  */
 export async function clearWrites(connectionString: string, caPem: string): Promise<void> {
   const client = await connect(connectionString, caPem);
   try {
     await client.query(CREATE_FILLER);
+    await client.query('ALTER TABLE filler SET (autovacuum_enabled = off)');
     await client.query('TRUNCATE wal_filler');
   } finally {
     await client.end();

@@ -14,6 +14,8 @@ import type { BackRestOptions, BackedUpServer, Repository } from './pgbackrest-c
 import { PgBackRest } from './pgbackrest.js';
 import type { Cleanup } from './run-bench.js';
 
+const S3_GIB = 48;
+
 /** The bench's database server on this host: its folder, data, socket and log. */
 export interface BenchServer extends BackedUpServer {
   serverDir: string;
@@ -41,7 +43,9 @@ export async function bulkDatabaseOnHttpsS3(
   env: Record<string, string> = {},
 ): Promise<HttpsS3Database> {
   const s3Dir = await mkdtemp(join(tmpdir(), 'pgcloud-bench-s3-'));
-  const localS3 = new LocalS3(s3Dir);
+  // Room for a bench's archives: pitr keeps some 4 GB of WAL per size in pgcloud's archive
+  // and about half that in pgBackRest's (the store is a sparse file: it costs what it holds).
+  const localS3 = new LocalS3(s3Dir, { sizeGib: S3_GIB });
   const removeS3 = async () => {
     await localS3.destroy();
     await rm(s3Dir, { recursive: true, force: true });

@@ -36,7 +36,7 @@ const BASE_ENV: Record<string, string> = {
 // RGW's user: S3 keys are per user, and a fresh cluster has none.
 const S3_USER = 'pgcloud';
 // Sparse, so it costs only what the tests write; BlueStore wants room for its metadata.
-const BLOCK_BYTES = 10 * 1024 ** 3;
+const DEFAULT_BLOCK_GIB = 10;
 const STDERR_LINES_IN_ERRORS = 8;
 
 /** Fails, naming the apt packages, when a Ceph program is not installed. */
@@ -87,8 +87,15 @@ export const DAEMONS = [
   { name: 'client.rgw.a', program: 'radosgw', args: ['-n', 'client.rgw.a'] },
 ] as const;
 
-/** Writes ceph.conf and the keys, and makes the monitor's store; the monitor is not started. */
-export async function createCluster(paths: CephPaths, ports: CephPorts): Promise<string> {
+/**
+ * Writes ceph.conf and the keys, and makes the monitor's store; the monitor is not started.
+ * The OSD's store holds `blockGib` GiB: once about 95% full, Ceph refuses writes.
+ */
+export async function createCluster(
+  paths: CephPaths,
+  ports: CephPorts,
+  blockGib = DEFAULT_BLOCK_GIB,
+): Promise<string> {
   const fsid = randomUUID();
   for (const sub of ['mon/a', 'osd/0', 'run', 'log', 'rgw']) {
     mkdirSync(join(paths.dir, sub), { recursive: true });
@@ -114,7 +121,7 @@ export async function createCluster(paths: CephPaths, ports: CephPorts): Promise
     '-out',
     paths.tlsCert,
   ]);
-  writeFileSync(paths.conf, cephConf(paths, fsid, ports));
+  writeFileSync(paths.conf, cephConf(paths, fsid, ports, blockGib));
   // One keyring for every daemon and the admin: it is a throwaway cluster on 127.0.0.1, and
   // the monitor's mkfs takes every key (with its caps) from it, so no `ceph auth add` later.
   const keys: [string, string[]][] = [
@@ -214,7 +221,7 @@ export interface CephPorts {
   tlsPort: number;
 }
 
-function cephConf(paths: CephPaths, fsid: string, ports: CephPorts): string {
+function cephConf(paths: CephPaths, fsid: string, ports: CephPorts, blockGib: number): string {
   const { dir } = paths;
   return `[global]
 fsid = ${fsid}
@@ -257,7 +264,7 @@ osd_objectstore = bluestore
 # mkfs puts a "block" link to this file into osd_data, so the file itself lives beside it.
 bluestore_block_path = ${dir}/osd-0.block
 bluestore_block_create = true
-bluestore_block_size = ${BLOCK_BYTES}
+bluestore_block_size = ${blockGib * 1024 ** 3}
 
 [client.rgw.a]
 rgw_frontends = beast endpoint=127.0.0.1:${ports.rgwPort} ssl_endpoint=127.0.0.1:${ports.tlsPort} ssl_certificate=${paths.tlsCert} ssl_private_key=${paths.tlsKey}

@@ -37,9 +37,12 @@ const STOP_TIMEOUT_MS = 30_000;
  */
 export class LocalS3 {
   private readonly paths: CephPaths;
+  private readonly sizeGib: number | undefined;
 
-  constructor(dir: string) {
+  /** `sizeGib`: what the store holds (10 GiB), set when it is first set up. */
+  constructor(dir: string, { sizeGib }: { sizeGib?: number } = {}) {
     this.paths = new CephPaths(join(dir, 'ceph'));
+    this.sizeGib = sizeGib;
   }
 
   /** Sets the cluster up if needed, starts its daemons and waits until S3 answers. */
@@ -56,7 +59,7 @@ export class LocalS3 {
         rgwPort: await freePort(),
         tlsPort: await freePort(),
       };
-      const fsid = await createCluster(this.paths, ports);
+      const fsid = await createCluster(this.paths, ports, this.sizeGib);
       await this.startDaemon('mon.a');
       await createOsd(this.paths);
       await this.startDaemon('osd.0');
