@@ -14,6 +14,7 @@ import { BrokenWalError } from '../database-driver.js';
 import { recordedMd5, spoolFiles, startWalSpool } from './wal-spool.js';
 
 const OS_USER = { name: 'x', uid: 0, gid: 0, switchUser: false };
+const OVERSIZED = Buffer.alloc(WAL_SEGMENT_BYTES + 1);
 const NAMES = ['000000010000000000000003', '000000010000000000000004', '000000010000000000000005'];
 
 /** restore_command as PostgreSQL runs it: a shell, the file's name and where it goes. */
@@ -33,18 +34,21 @@ describe('WAL spool', () => {
   const gates = new Map<string, Promise<void>>();
   const failing = new Set<string>();
   const missing = new Set<string>();
+  const oversized = new Set<string>();
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'pgcloud-spool-'));
     gates.clear();
     failing.clear();
     missing.clear();
+    oversized.clear();
     // Each segment in two pieces: /<name>/1 answers `wal of `, /<name>/2 the name.
     server = createServer((request, response) => {
       const [name = '', piece] = (request.url ?? '').slice(1).split('/');
       void (gates.get(name) ?? Promise.resolve()).then(() => {
         if (failing.has(name)) return void response.writeHead(500).end();
         if (missing.has(name)) return void response.writeHead(404).end();
+        if (oversized.has(name)) return void response.writeHead(200).end(OVERSIZED);
         response.writeHead(200).end(Buffer.from(piece === '1' ? 'wal of ' : name));
       });
     });
@@ -82,6 +86,7 @@ describe('WAL spool', () => {
     const target = join(dir, 'RECOVERYXLOG');
     assert.equal(await restoreCommand(spool.restoreCommand, NAMES[0] ?? '', target), 0);
     assert.equal((await stat(target)).size, WAL_SEGMENT_BYTES, 'padded to a whole segment');
+    assert.equal((await stat(target)).nlink, 2, 'linked, not copied, beside the spool');
 
     let done = false;
     const waiting = restoreCommand(spool.restoreCommand, NAMES[1] ?? '', target).then((code) => {
@@ -155,6 +160,9 @@ describe('WAL spool', () => {
 
   it('takes a complete segment missing from the store for a broken archive', async () => {
     missing.add(NAMES[2] ?? '');
+    // The others, short for complete segments, stay on their way: the missing one fails first.
+    hold(NAMES[0] ?? '');
+    hold(NAMES[1] ?? '');
     const complete = segments().map((segment) => ({ ...segment, partial: false }));
     const spool = await startWalSpool(complete, join(dir, 'spool'), OS_USER);
     assert.equal(await restoreCommand(spool.restoreCommand, NAMES[2] ?? '', join(dir, 'x')), 255);
@@ -168,6 +176,15 @@ describe('WAL spool', () => {
     const spool = await startWalSpool(segments(), join(dir, 'spool'), OS_USER);
     assert.equal(await restoreCommand(spool.restoreCommand, NAMES[2] ?? '', join(dir, 'x')), 255);
     assert.ok(spool.failure() && !(spool.failure() instanceof BrokenWalError), 'retried');
+    await spool.stop();
+  });
+
+  it('refuses a segment longer than a segment as it comes', async () => {
+    oversized.add(NAMES[0] ?? '');
+    const spool = await startWalSpool(segments(), join(dir, 'spool'), OS_USER);
+    assert.equal(await restoreCommand(spool.restoreCommand, NAMES[0] ?? '', join(dir, 'x')), 255);
+    assert.match(String(spool.failure()), /more than 16777216 bytes/);
+    assert.ok(spool.failure() instanceof BrokenWalError);
     await spool.stop();
   });
 

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { open, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { OsUser } from '@pgcloud/postgres';
 import { WAL_SEGMENT_BYTES, chownFile, ensureOwnedDir } from '@pgcloud/postgres';
 import type { RestoreSegment } from '../database-driver.js';
@@ -131,7 +129,10 @@ function restoreScript(dir: string): string {
     `  [ -f '${files.pendingDir}/'"$1" ] || [ -f "$spool/$1" ] || exit 1`,
     `  sleep ${WAIT_SECONDS}`,
     'done',
-    `cp "$spool/$1" "$2" || exit ${ABORT_RECOVERY}`,
+    // A hard link where it can (the spool beside the data): recovery waits for this command,
+    // and copying 16 MiB took about as long as replaying it. PostgreSQL only reads the file,
+    // renames it and removes it; the spool's own name keeps the segment for a second start.
+    `ln -f "$spool/$1" "$2" 2>/dev/null || cp "$spool/$1" "$2" || exit ${ABORT_RECOVERY}`,
     `echo "$1" >> '${files.replayLog}' || true`,
     'exit 0',
     '',
@@ -149,49 +150,66 @@ async function fetchSegment(
   const fetching = `${path}.part`;
   const timeout = AbortSignal.timeout(timeoutMs);
   const stopped = AbortSignal.any([signal, timeout]);
-  // A segment uploaded in pieces is their bytes one after the other, each checked against
-  // the MD5 the object store answered when the archive stored it.
-  async function* pieces(): AsyncGenerator<Uint8Array> {
-    for (const [i, url] of segment.urls.entries()) {
-      const object = `WAL segment ${segment.name} (object ${i + 1})`;
-      const response = await fetchBody(url, stopped);
-      const status = response.statusCode ?? 0;
-      if (status < 200 || status > 299) {
-        response.destroy();
-        // The segment still being written gives up its pieces once it is complete and
-        // stored whole: a piece gone is a plan grown old (a retry plans again), not a gap.
-        if (status === 404 && !segment.partial)
-          throw new BrokenWalError(`${object} is missing from the object store`);
-        throw new Error(`${object}: HTTP ${status}`);
-      }
-      const md5 = recordedMd5(segment.etags?.[i]);
-      const hash = createHash('md5');
-      for await (const chunk of response as AsyncIterable<Uint8Array>) {
-        hash.update(chunk);
-        yield chunk;
-      }
-      if (md5 !== undefined && hash.digest('hex') !== md5)
-        throw new BrokenWalError(`${object} is not the bytes archived (its MD5 differs)`);
-    }
-  }
-  await pipeline(pieces, createWriteStream(fetching, { mode: 0o600 })).catch((err: unknown) => {
+  const bytes = await segmentBytes(segment, stopped).catch((err: unknown) => {
     if (timeout.aborted && !signal.aborted)
       throw new Error(`WAL segment ${segment.name} did not come down in ${timeoutMs / 1000} s`);
     throw err;
   });
-  const file = await open(fetching, 'r+');
-  try {
-    const { size } = await file.stat();
-    // Short WAL would end replay early and pass for "no commit after the target".
-    const expected = segment.partial ? segment.sizeBytes : WAL_SEGMENT_BYTES;
-    if (size < expected || size > WAL_SEGMENT_BYTES)
-      throw new BrokenWalError(`WAL segment ${segment.name} has ${size} bytes, not ${expected}`);
-    if (size < WAL_SEGMENT_BYTES) await file.truncate(WAL_SEGMENT_BYTES);
-  } finally {
-    await file.close();
-  }
+  // Short WAL would end replay early and pass for "no commit after the target".
+  const expected = segment.partial ? segment.sizeBytes : WAL_SEGMENT_BYTES;
+  if (bytes.length < expected)
+    throw new BrokenWalError(
+      `WAL segment ${segment.name} has ${bytes.length} bytes, not ${expected}`,
+    );
+  // The segment still being written, padded with zeros as pg_receivewal keeps it.
+  const whole =
+    bytes.length < WAL_SEGMENT_BYTES
+      ? Buffer.concat([bytes, Buffer.alloc(WAL_SEGMENT_BYTES - bytes.length)])
+      : bytes;
+  await writeFile(fetching, whole, { mode: 0o600 });
   await chownFile(fetching, osUser);
   await rename(fetching, path);
+}
+
+/**
+ * A segment's bytes, held in memory (16 MiB at most, or it is refused as it comes): the
+ * pieces it was uploaded in one after the other, each checked against the MD5 the object
+ * store answered when the archive stored it. Read whole, hashed and written in one go, a
+ * segment costs about a fifth less CPU than streamed through to its file chunk by chunk.
+ */
+async function segmentBytes(segment: RestoreSegment, stopped: AbortSignal): Promise<Buffer> {
+  const pieces: Buffer[] = [];
+  let size = 0;
+  for (const [i, url] of segment.urls.entries()) {
+    const object = `WAL segment ${segment.name} (object ${i + 1})`;
+    const response = await fetchBody(url, stopped);
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status > 299) {
+      response.destroy();
+      // The segment still being written gives up its pieces once it is complete and
+      // stored whole: a piece gone is a plan grown old (a retry plans again), not a gap.
+      if (status === 404 && !segment.partial)
+        throw new BrokenWalError(`${object} is missing from the object store`);
+      throw new Error(`${object}: HTTP ${status}`);
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of response as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > WAL_SEGMENT_BYTES) {
+        response.destroy();
+        throw new BrokenWalError(
+          `WAL segment ${segment.name} has more than ${WAL_SEGMENT_BYTES} bytes`,
+        );
+      }
+      chunks.push(chunk);
+    }
+    const piece = Buffer.concat(chunks);
+    const md5 = recordedMd5(segment.etags?.[i]);
+    if (md5 !== undefined && createHash('md5').update(piece).digest('hex') !== md5)
+      throw new BrokenWalError(`${object} is not the bytes archived (its MD5 differs)`);
+    pieces.push(piece);
+  }
+  return pieces.length === 1 && pieces[0] ? pieces[0] : Buffer.concat(pieces);
 }
 
 /** The MD5 an ETag stands for (a single upload's, quoted or not); undefined for others. */
