@@ -37,6 +37,22 @@ function percent(value: number): string {
 }
 
 /**
+ * Lines of a table in columns: the first (the labels) aligned left, the others right, two
+ * spaces apart, the header first.
+ */
+export function alignedTable(header: readonly string[], cells: readonly string[][]): string[] {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...cells.map((row) => row[column]?.length ?? 0)),
+  );
+  const line = (row: readonly string[]) =>
+    row
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...cells.map(line)];
+}
+
+/**
  * A table of one row per figure: each sample (#1, #2, ...), the median, the lowest and the
  * highest, and max/min as a percentage; values with `digits` decimals.
  */
@@ -56,15 +72,7 @@ export function formatSamples(rows: readonly Samples[], digits = 2): string[] {
     const figures = [median(values), min, max].map((v) => v.toFixed(digits));
     return [label, ...samples, ...figures, percent(maxOverMinPercent)];
   });
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...cells.map((row) => row[column]?.length ?? 0)),
-  );
-  const line = (row: readonly string[]) =>
-    row
-      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...cells.map(line)];
+  return alignedTable(header, cells);
 }
 
 /** A figure's row, then the rows of its parts indented beneath it, for formatSamples. */

@@ -2,7 +2,7 @@
 // every size, and its seconds per GB from one size to the next. A cost that grows with the
 // data shows in the second; one paid once whatever the size (a start, a check) does not.
 import type { Samples } from './bench-samples.js';
-import { median } from './bench-samples.js';
+import { alignedTable, median } from './bench-samples.js';
 
 const MB = 1_000_000;
 
@@ -78,13 +78,5 @@ export function formatBySize(
     ...sizesMb.map((_, i) => figure(medians[i] ?? Number.NaN)),
     ...(growth ? secondsPerGb(sizesMb, medians).map(figure) : []),
   ]);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...cells.map((row) => row[column]?.length ?? 0)),
-  );
-  const line = (row: readonly string[]) =>
-    row
-      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...cells.map(line)];
+  return alignedTable(header, cells);
 }
