@@ -19,3 +19,4 @@ export * from './query-rows.js';
 export * from './wal-reservation.js';
 export * from './prepared-query.js';
 export * from './archive-extract.js';
+export * from './zstd-buffer.js';
