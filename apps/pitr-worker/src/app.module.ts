@@ -34,6 +34,7 @@ import { RestorePoints1764600000000 } from './migrations/1764600000000-restore-p
 import { SegmentPieces1764900000000 } from './migrations/1764900000000-segment-pieces.js';
 import { ArchiveHealth1765000000000 } from './migrations/1765000000000-archive-health.js';
 import { ArchiveIntact1765100000000 } from './migrations/1765100000000-archive-intact.js';
+import { CompressedSegments1765200000000 } from './migrations/1765200000000-compressed-segments.js';
 import { RestorePointEntity } from './restores/restore-point.entity.js';
 import { RestorePoints } from './restores/restore-points.service.js';
 import { RestorePointsRepository } from './restores/restore-points.repository.js';
@@ -62,6 +63,7 @@ export class AppModule {
             SegmentPieces1764900000000,
             ArchiveHealth1765000000000,
             ArchiveIntact1765100000000,
+            CompressedSegments1765200000000,
           ],
         }),
       ],

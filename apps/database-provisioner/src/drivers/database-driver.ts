@@ -64,6 +64,8 @@ export interface RestoreSegment {
    * an MD5 (a single upload), the downloaded bytes must have it.
    */
   etags?: (string | null)[];
+  /** Stored zstd-compressed, as one object (a completed segment only). */
+  compression?: 'zstd';
 }
 
 /**

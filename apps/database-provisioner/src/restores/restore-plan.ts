@@ -104,6 +104,7 @@ export function recoveryOf(plan: RestorePlan): { recovery?: RestoreRecovery } {
       partial: w.partial,
       sizeBytes: w.size_bytes,
       ...(w.etags ? { etags: w.etags } : {}),
+      ...(w.compression === 'zstd' ? { compression: w.compression } : {}),
     };
   });
   return { recovery: { segments, target } };

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { buffer } from 'node:stream/consumers';
 import { after, before, describe, it } from 'node:test';
 import type {
   Backup,
@@ -10,6 +11,7 @@ import type {
   RestorePoint,
   WalReceiverStatus,
 } from '@pgcloud/contracts';
+import { zstdDecompress } from '@pgcloud/postgres';
 import type { ObjectStore } from '@pgcloud/storage';
 import type { SignedIn } from '@pgcloud/testing';
 import { signIn, eventually, eventuallyDefined } from '@pgcloud/testing';
@@ -149,10 +151,10 @@ describe('PITR, part 1: the receiver, the archive and the recovery window', () =
     );
     for (const segment of segments) {
       assert.equal(segment.size_bytes, 16 * 1024 * 1024);
-      // Whole under its name, or (written while the receiver flushed it) in pieces named
-      // `<segment>.<start>-<end>` that cover it, each of its own length.
-      const whole = objects.get(segment.filename);
-      if (whole !== undefined) assert.equal(whole, segment.size_bytes, segment.filename);
+      // Compressed under `<segment>.zst` (the WAL repeats itself: fewer bytes), or pieces
+      // named `<segment>.<start>-<end>` that cover it, each of its own length.
+      const compressed = objects.get(`${segment.filename}.zst`);
+      if (compressed !== undefined) assert.ok(compressed < segment.size_bytes, segment.filename);
       else
         for (const [name, size] of objects) {
           const piece = new RegExp(`^${segment.filename}\\.([0-9a-f]{8})-([0-9a-f]{8})$`).exec(
@@ -164,6 +166,15 @@ describe('PITR, part 1: the receiver, the archive and the recovery window', () =
       assert.ok(segmentStored(segment.filename, new Set(objects.keys())), segment.filename);
       assert.ok(Date.parse(segment.archived_at) > 0);
     }
+    // A compressed segment is the WAL: zstd gives back a whole segment, named in its header.
+    const first = segments[0]?.filename ?? '';
+    const prefix = `projects/${project.id}/databases/${database.id}/wal/`;
+    const key = (await bucket.list(prefix)).find((o) => o.key.endsWith(`/${first}.zst`))?.key;
+    assert.ok(key, `${first} is stored compressed`);
+    const wal = await zstdDecompress(await buffer(await bucket.getStream(key)), 16 << 20);
+    assert.equal(wal.length, 16 * 1024 * 1024);
+    // The long header of a segment's first page: its magic, then its timeline.
+    assert.equal(wal.readUInt32LE(4), parseInt(first.slice(0, 8), 16));
     assert.equal(page.archives.length, 1);
     assert.equal(page.next_cursor, segments[0]?.filename);
     for (const query of ['limit=0', 'limit=1001', 'limit=abc', 'cursor=not-a-cursor'])

@@ -67,11 +67,11 @@ export function gapsIn(names: string[]): string[] {
 
 /**
  * Whether a completed segment is in S3, given the names of the objects under its timeline:
- * whole under its name, or as pieces (`<name>.<start>-<end>`, hex offsets) one after the
- * other from its start to its end.
+ * compressed (`<name>.zst`), whole under its name, or as pieces (`<name>.<start>-<end>`, hex
+ * offsets) one after the other from its start to its end.
  */
 export function segmentStored(name: string, objects: ReadonlySet<string>): boolean {
-  if (objects.has(name)) return true;
+  if (objects.has(`${name}.zst`) || objects.has(name)) return true;
   const pieces = [...objects].flatMap((object) => {
     const piece = /^([0-9A-F]{24})\.([0-9a-f]{8})-([0-9a-f]{8})$/.exec(object);
     return piece?.[1] === name

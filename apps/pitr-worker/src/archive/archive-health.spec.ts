@@ -4,7 +4,7 @@ import { segmentName, segmentStart } from '@pgcloud/postgres';
 import type { StoredObject } from '@pgcloud/storage';
 import { inspectArchive } from './archive-health.js';
 import type { SegmentEntity } from './segment.entity.js';
-import { pieceKey, segmentKey } from './wal-keys.js';
+import { compressedKey, pieceKey, segmentKey } from './wal-keys.js';
 
 const MB16 = 16 * 1024 * 1024;
 const at = (second: number): Date => new Date(Date.UTC(2026, 10, 28, 10, 0, second));
@@ -21,9 +21,16 @@ function segment(segno: bigint, pieceEnds: number[] | null = null): SegmentEntit
     pieceEnds,
     etags: Array.from({ length: pieces }, (_, i) => `"${name}-${i}"`),
     sizeBytes: MB16,
+    zstdBytes: null,
     coveredUntil: at(Number(segno)),
     archivedAt: at(0),
   };
+}
+
+/** A segment stored zstd-compressed, in one object of 5000 bytes. */
+function compressed(segno: bigint): SegmentEntity {
+  const plain = segment(segno);
+  return { ...plain, objectKey: compressedKey(plain.objectKey), zstdBytes: 5000 };
 }
 
 /** The objects the store lists for these segments, as they were written. */
@@ -31,7 +38,12 @@ function listed(segments: SegmentEntity[], second = 1): StoredObject[] {
   return segments.flatMap((s) => {
     if (!s.pieceEnds)
       return [
-        { key: s.objectKey, size: s.sizeBytes, lastModified: at(second), etag: `"${s.name}-0"` },
+        {
+          key: s.objectKey,
+          size: s.zstdBytes ?? s.sizeBytes,
+          lastModified: at(second),
+          etag: `"${s.name}-0"`,
+        },
       ];
     const ends = s.pieceEnds;
     return ends.map((end, i) => {
@@ -47,7 +59,8 @@ function listed(segments: SegmentEntity[], second = 1): StoredObject[] {
 }
 
 describe('inspectArchive', () => {
-  const whole = [segment(3n), segment(4n, [1000, MB16]), segment(5n)];
+  // As is in one object, as pieces, and compressed.
+  const whole = [segment(3n), segment(4n, [1000, MB16]), compressed(5n)];
 
   it('finds a whole archive whole, its newest object, and how far it reaches', () => {
     const found = inspectArchive(whole, listed(whole), 1);
@@ -70,7 +83,7 @@ describe('inspectArchive', () => {
   });
 
   it('names a segment whose object is gone', () => {
-    const objects = listed(whole).filter((o) => !o.key.endsWith(segmentName(1, 5n)));
+    const objects = listed(whole).filter((o) => !o.key.includes(segmentName(1, 5n)));
     const found = inspectArchive(whole, objects, 1);
     assert.equal(found.problem, `segment ${segmentName(1, 5n)} is missing from the object store`);
     assert.equal(found.firstBadSegno, 5n);
@@ -87,9 +100,12 @@ describe('inspectArchive', () => {
     );
     assert.match(inspectArchive(whole, changed, 1).problem ?? '', /00000003 changed/);
     const cut = listed(whole).map((o) =>
-      o.key.endsWith(segmentName(1, 5n)) ? { ...o, size: 10 } : o,
+      o.key.includes(segmentName(1, 5n)) ? { ...o, size: MB16 } : o,
     );
-    assert.match(inspectArchive(whole, cut, 1).problem ?? '', /00000005 holds 10 bytes/);
+    assert.match(
+      inspectArchive(whole, cut, 1).problem ?? '',
+      /00000005 holds 16777216 bytes in the object store, not 5000/,
+    );
   });
 
   it('names the first segment missing from the record', () => {

@@ -26,7 +26,9 @@ interface ExpectedObject {
 function expectedObjects(segment: SegmentEntity): ExpectedObject[] {
   const etagAt = (i: number): string | null => segment.etags?.[i] ?? null;
   if (!segment.pieceEnds)
-    return [{ key: segment.objectKey, size: segment.sizeBytes, etag: etagAt(0) }];
+    return [
+      { key: segment.objectKey, size: segment.zstdBytes ?? segment.sizeBytes, etag: etagAt(0) },
+    ];
   const ends = segment.pieceEnds;
   return pieceKeys(segment.objectKey, ends).map((key, i) => ({
     key,

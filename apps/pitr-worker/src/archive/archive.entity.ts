@@ -13,6 +13,12 @@ export const bytesColumn = {
   from: (value: string | null) => (value === null ? 0 : Number(value)),
 };
 
+/** A nullable bigint column of bytes, as a number or null. */
+export const nullableBytesColumn = {
+  to: (value: number | null) => value,
+  from: (value: string | null) => (value === null ? null : Number(value)),
+};
+
 /**
  * PITR of one database: its settings, its archive (timeline and start position) and the
  * WAL receiver that fills it, which one pitr-worker replica runs under a lease.

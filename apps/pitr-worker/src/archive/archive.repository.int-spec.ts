@@ -7,6 +7,7 @@ import { CreatePitr1763900000000 } from '../migrations/1763900000000-create-pitr
 import { SegmentPieces1764900000000 } from '../migrations/1764900000000-segment-pieces.js';
 import { ArchiveHealth1765000000000 } from '../migrations/1765000000000-archive-health.js';
 import { ArchiveIntact1765100000000 } from '../migrations/1765100000000-archive-intact.js';
+import { CompressedSegments1765200000000 } from '../migrations/1765200000000-compressed-segments.js';
 import { ArchiveEntity } from './archive.entity.js';
 import type { ArchiveEnabling } from './archive.repository.js';
 import { ArchiveRepository } from './archive.repository.js';
@@ -28,6 +29,7 @@ describe('archive and segment records on the real PostgreSQL', { timeout: 60_000
       SegmentPieces1764900000000,
       ArchiveHealth1765000000000,
       ArchiveIntact1765100000000,
+      CompressedSegments1765200000000,
     ],
   });
   const archives = new ArchiveRepository(dataSource);
@@ -129,7 +131,11 @@ describe('archive and segment records on the real PostgreSQL', { timeout: 60_000
   it('finds the segments retention no longer needs, and pages the current ones', async () => {
     const name = (timeline: number, segno: bigint) =>
       `${String(timeline).padStart(8, '0')}000000000000000${segno.toString(16).toUpperCase()}`;
-    const add = (timeline: number, segno: bigint, pieceEnds?: number[]) =>
+    const add = (
+      timeline: number,
+      segno: bigint,
+      stored?: { pieceEnds?: number[]; zstdBytes?: number },
+    ) =>
       segments.record({
         databaseId: 'db_seg',
         name: name(timeline, segno),
@@ -137,10 +143,11 @@ describe('archive and segment records on the real PostgreSQL', { timeout: 60_000
         segno,
         objectKey: `wal/${timeline}/${segno}`,
         sizeBytes: 10,
-        ...(pieceEnds ? { pieceEnds } : {}),
+        ...stored,
       });
-    for (const segno of [3n, 4n, 5n]) await add(2, segno);
-    await add(2, 6n, [4, 10]); // stored as the pieces it was uploaded in
+    for (const segno of [3n, 4n]) await add(2, segno);
+    await add(2, 5n, { zstdBytes: 7 }); // stored compressed
+    await add(2, 6n, { pieceEnds: [4, 10] }); // stored as the pieces it was uploaded in
     await add(1, 9n);
     await add(2, 3n); // recorded again by a retry: still one row
 
@@ -175,9 +182,9 @@ describe('archive and segment records on the real PostgreSQL', { timeout: 60_000
     );
 
     const named = await segments.named('db_seg', [name(2, 6n), name(2, 5n), name(2, 7n)]);
-    assert.deepEqual(named.map((s) => [s.segno, s.pieceEnds]).sort(), [
-      [5n, null],
-      [6n, [4, 10]],
+    assert.deepEqual(named.map((s) => [s.segno, s.pieceEnds, s.zstdBytes]).sort(), [
+      [5n, null, 7],
+      [6n, [4, 10], null],
     ]);
 
     await segments.deleteEach(old);

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { bytesColumn, lsnColumn } from './archive.entity.js';
+import { bytesColumn, lsnColumn, nullableBytesColumn } from './archive.entity.js';
 
 /** A completed WAL segment in S3. */
 @Entity({ schema: 'pitr', name: 'segments' })
@@ -34,8 +34,16 @@ export class SegmentEntity {
   @Column({ type: 'text', array: true, nullable: true })
   etags: (string | null)[] | null;
 
+  /** The segment's own size (a whole segment's, 16 MiB), however it is stored. */
   @Column({ name: 'size_bytes', type: 'bigint', transformer: bytesColumn })
   sizeBytes: number;
+
+  /**
+   * Stored zstd-compressed as one object at objectKey (`….zst`): that object's size. Null:
+   * stored as is, one object or pieces.
+   */
+  @Column({ name: 'zstd_bytes', type: 'bigint', nullable: true, transformer: nullableBytesColumn })
+  zstdBytes: number | null;
 
   /**
    * The newest moment every commit stamped at or before which lies in this segment or an

@@ -14,6 +14,8 @@ export interface ArchivedSegment {
   sizeBytes: number;
   /** Stored as pieces: where each ends (their keys are objectKey's, see wal-keys.ts). */
   pieceEnds?: number[];
+  /** Stored zstd-compressed as one object: its size. */
+  zstdBytes?: number;
   /** The ETag of each object (the pieces in order), as the store answered or listed it. */
   etags?: (string | null)[];
   /** Every commit stamped at or before this moment lies in this segment or before. */
@@ -45,8 +47,8 @@ export class SegmentRepository {
     await this.dataSource.query(
       `INSERT INTO pitr.segments
          (database_id, name, timeline, segno, object_key, size_bytes, piece_ends, etags,
-          covered_until)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+          covered_until, zstd_bytes)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
       [
         segment.databaseId,
         segment.name,
@@ -57,6 +59,7 @@ export class SegmentRepository {
         segment.pieceEnds ?? null,
         segment.etags ?? null,
         segment.coveredUntil ?? null,
+        segment.zstdBytes ?? null,
       ],
     );
   }

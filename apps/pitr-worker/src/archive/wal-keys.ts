@@ -23,6 +23,14 @@ export function segmentKey(
 }
 
 /**
+ * A completed segment stored zstd-compressed, in one object. Whatever its pieces, a
+ * completed segment goes up again this way: a restore then fetches about half the bytes.
+ */
+export function compressedKey(segmentObjectKey: string): string {
+  return `${segmentObjectKey}.zst`;
+}
+
+/**
  * A piece of the segment being written: its bytes from `start` up to `end` (offsets in the
  * segment, as 8 hex digits), uploaded once as the segment grows. A key is never written
  * with other bytes: a late writer on the same timeline writes the same WAL.

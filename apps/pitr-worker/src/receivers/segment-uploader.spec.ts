@@ -3,11 +3,11 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { segmentName, segmentStart } from '@pgcloud/postgres';
+import { segmentName, segmentStart, zstdDecompress } from '@pgcloud/postgres';
 import type { ObjectStore } from '@pgcloud/storage';
 import type { ReceiverLeases } from '../archive/receiver-leases.repository.js';
 import type { ArchivedSegment, SegmentRepository } from '../archive/segment.repository.js';
-import { pieceKey, segmentKey } from '../archive/wal-keys.js';
+import { compressedKey, pieceKey, segmentKey } from '../archive/wal-keys.js';
 import { LeaseFence } from './lease-fence.js';
 import type { ArchivedPosition } from './segment-uploader.js';
 import { MAX_PIECES, SegmentUploader } from './segment-uploader.js';
@@ -16,6 +16,8 @@ const PROJECT = 'prj_1';
 const DATABASE = 'db_1';
 const GENERATION = 3;
 const seg = (segno: bigint, timeline = 1) => segmentName(timeline, segno);
+// No byte repeats: zstd cannot make it smaller, so it is stored as is (one object or pieces).
+const UNIQUE = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
 /** What the store in memory answers as an object's ETag: its bytes, quoted. */
 const etagOf = (body: string): string => `"${body}"`;
@@ -23,6 +25,8 @@ const etagOf = (body: string): string => `"${body}"`;
 /** S3, the segment records and the lease, in memory. */
 class World {
   puts: { key: string; body: string }[] = [];
+  /** Each object's bytes, as put. */
+  objects = new Map<string, Buffer>();
   recorded: ArchivedSegment[] = [];
   fenceChecks = 0;
   lease = { safe: true, generation: GENERATION };
@@ -31,6 +35,7 @@ class World {
     const store = {
       put: (key: string, body: Buffer) => {
         this.puts.push({ key, body: body.toString() });
+        this.objects.set(key, body);
         return Promise.resolve({ etag: etagOf(body.toString()) });
       },
       list: (prefix: string) =>
@@ -187,7 +192,7 @@ describe('SegmentUploader', () => {
   it('starts the pieces of a slowly written segment over from its start at the limit', async () => {
     const key = segmentKey(PROJECT, DATABASE, 1, seg(5n));
     const partial = `${seg(5n)}.partial`;
-    await writeFile(join(directory, partial), 'x'.repeat(MAX_PIECES + 1));
+    await writeFile(join(directory, partial), UNIQUE.slice(0, MAX_PIECES + 1));
     const position = { timeline: 1, archived: segmentStart(5n), lastWalFile: null };
     const uploader = world.uploader(directory);
 
@@ -197,19 +202,19 @@ describe('SegmentUploader', () => {
     assert.deepEqual(world.puts.at(-2)?.key, pieceKey(key, MAX_PIECES - 2, MAX_PIECES - 1));
     assert.deepEqual(world.puts.at(-1), {
       key: pieceKey(key, 0, MAX_PIECES),
-      body: 'x'.repeat(MAX_PIECES),
+      body: UNIQUE.slice(0, MAX_PIECES),
     });
     await rm(join(directory, partial));
-    await writeFile(join(directory, seg(5n)), 'x'.repeat(MAX_PIECES + 1));
+    await writeFile(join(directory, seg(5n)), UNIQUE.slice(0, MAX_PIECES + 1));
     await uploader.upload(position, null);
     assert.deepEqual(world.recorded[0]?.pieceEnds, [MAX_PIECES, MAX_PIECES + 1]);
   });
 
   it('puts a segment of too many pieces whole', async () => {
     const key = segmentKey(PROJECT, DATABASE, 1, seg(5n));
-    const wal = 'x'.repeat(MAX_PIECES + 1);
+    const wal = UNIQUE.slice(0, MAX_PIECES + 1);
     for (let i = 0; i < MAX_PIECES; i++)
-      world.puts.push({ key: pieceKey(key, i, i + 1), body: 'x' });
+      world.puts.push({ key: pieceKey(key, i, i + 1), body: wal.slice(i, i + 1) });
     await writeFile(join(directory, seg(5n)), wal);
     const position = {
       timeline: 1,
@@ -221,6 +226,42 @@ describe('SegmentUploader', () => {
 
     assert.deepEqual(world.puts.at(-1), { key, body: wal });
     assert.equal(world.recorded[0]?.pieceEnds, undefined, 'recorded as one object');
+  });
+
+  it('stores a completed segment compressed in one object, whatever pieces it went up in', async () => {
+    const key = segmentKey(PROJECT, DATABASE, 1, seg(5n));
+    const wal = 'insert into orders '.repeat(1000);
+    await writeFile(join(directory, `${seg(5n)}.partial`), wal);
+    const position = { timeline: 1, archived: segmentStart(5n), lastWalFile: seg(4n) };
+    const uploader = world.uploader(directory);
+    await uploader.upload(position, segmentStart(5n) + 100n);
+    await rm(join(directory, `${seg(5n)}.partial`));
+    await writeFile(join(directory, seg(5n)), wal);
+
+    await uploader.upload(position, null);
+
+    const stored = world.objects.get(compressedKey(key)) ?? Buffer.alloc(0);
+    assert.equal((await zstdDecompress(stored, wal.length)).toString(), wal);
+    assert.deepEqual(world.recorded, [
+      {
+        databaseId: DATABASE,
+        name: seg(5n),
+        timeline: 1,
+        segno: 5n,
+        objectKey: compressedKey(key),
+        sizeBytes: wal.length,
+        zstdBytes: stored.length,
+        etags: [etagOf(stored.toString())],
+        coveredUntil: null,
+      },
+    ]);
+    assert.ok(stored.length < wal.length / 10, `${stored.length} bytes`);
+    assert.deepEqual(
+      world.puts.map((p) => p.key),
+      [pieceKey(key, 0, 100), compressedKey(key)],
+      'the pieces stay for restores planned before, until the sweep',
+    );
+    assert.equal(position.archived, segmentStart(6n));
   });
 
   it('puts no piece once the lease is about to run out or the receiver was restarted', async () => {

@@ -1,9 +1,10 @@
-import { parseSegmentName, segmentOf, segmentStart } from '@pgcloud/postgres';
+import { parseSegmentName, segmentOf, segmentStart, zstdCompress } from '@pgcloud/postgres';
 import { open, readFile, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { coveredUntil } from '../archive/recovery-window.js';
 import type { Piece } from '../archive/wal-keys.js';
-import { chainOf, pieceKey, pieceOf, segmentKey } from '../archive/wal-keys.js';
+import { chainOf, compressedKey, pieceKey, pieceOf, segmentKey } from '../archive/wal-keys.js';
+import type { ArchivedSegment } from '../archive/segment.repository.js';
 import type { LeaseFence } from './lease-fence.js';
 import type { ReceiverDeps } from './receiver-deps.js';
 import { walUploadedBytes } from './receiver.metrics.js';
@@ -39,11 +40,11 @@ export interface UploadTarget {
 export const MAX_PIECES = 32;
 
 /**
- * Puts what pg_receivewal wrote into the spool in S3, each byte once: the segment being
- * written goes up in pieces, each what pg_receivewal has synced (`flushed`) since the piece
- * before; once complete, its last piece goes up and it is recorded as its pieces. A
- * segment not begun as pieces in this run's chain from its start (received whole, as after
- * a pause) goes up as one object. The fence is looked at before each piece.
+ * Puts what pg_receivewal wrote into the spool in S3: the segment being written goes up in
+ * pieces, each what pg_receivewal has synced (`flushed`) since the piece before, so the
+ * archive is never more than a moment behind; once complete, the segment goes up again
+ * zstd-compressed as one object, which is what restores fetch (about half the bytes). The
+ * fence is looked at before each piece.
  */
 export class SegmentUploader {
   /** The pieces in S3 of the segment being written, from its start: where each ends. */
@@ -70,31 +71,17 @@ export class SegmentUploader {
       if (!segment || segment.timeline !== position.timeline) continue;
       const end = segmentStart(segment.segno + 1n);
       if (end > position.archived) {
-        const key = this.keyOf(segment.timeline, name);
         const body = await readFile(join(directory, name));
-        const begun = await this.piecesOf(segment.segno, key, position);
-        const last = begun.ends.at(-1) ?? 0;
-        const asPieces = last > 0 && begun.ends.length < MAX_PIECES;
-        // A chain that reaches the end already: its last piece went up, its record did not.
-        const ends = last < body.length ? [...begun.ends, body.length] : begun.ends;
-        let etags: (string | null)[];
-        if (!asPieces) etags = [await this.put(key, body)];
-        else if (last < body.length)
-          etags = [
-            ...begun.etags,
-            await this.put(pieceKey(key, last, body.length), body.subarray(last)),
-          ];
-        else etags = begun.etags;
+        const key = this.keyOf(segment.timeline, name);
+        const stored = await this.storeCompleted(segment.segno, key, body, position);
         await this.deps.segments.record({
           databaseId,
           name,
           timeline: segment.timeline,
           segno: segment.segno,
-          objectKey: key,
           sizeBytes: body.length,
-          etags,
           coveredUntil: position.samples ? (coveredUntil(position.samples, end) ?? null) : null,
-          ...(asPieces ? { pieceEnds: ends } : {}),
+          ...stored,
         });
         this.chain = undefined;
         position.archived = end;
@@ -102,6 +89,37 @@ export class SegmentUploader {
       }
       await unlink(join(directory, name));
     }
+  }
+
+  /**
+   * Stores a completed segment: zstd-compressed in one object, whatever pieces it went up in
+   * as it was written (they stay until the sweep removes them); as is only when compressing
+   * does not make it smaller: as its pieces where they began, the last one put now.
+   */
+  private async storeCompleted(
+    segno: bigint,
+    key: string,
+    body: Buffer,
+    position: ArchivedPosition,
+  ): Promise<Pick<ArchivedSegment, 'objectKey' | 'etags' | 'pieceEnds' | 'zstdBytes'>> {
+    const compressed = await zstdCompress(body);
+    if (compressed.length < body.length) {
+      const objectKey = compressedKey(key);
+      const etag = await this.put(objectKey, compressed);
+      return { objectKey, etags: [etag], zstdBytes: compressed.length };
+    }
+    const begun = await this.piecesOf(segno, key, position);
+    const last = begun.ends.at(-1) ?? 0;
+    if (last === 0 || begun.ends.length >= MAX_PIECES)
+      return { objectKey: key, etags: [await this.put(key, body)] };
+    // A chain that reaches the end already: its last piece went up, its record did not.
+    if (last >= body.length) return { objectKey: key, etags: begun.etags, pieceEnds: begun.ends };
+    const etag = await this.put(pieceKey(key, last, body.length), body.subarray(last));
+    return {
+      objectKey: key,
+      etags: [...begun.etags, etag],
+      pieceEnds: [...begun.ends, body.length],
+    };
   }
 
   /** What pg_receivewal synced of the segment being written since its last piece. */

@@ -131,6 +131,7 @@ export class PitrRestores {
         size_bytes: segment.sizeBytes,
         // What S3 answered as each was stored: a drill checks the bytes it downloads by them.
         ...(segment.etags?.length === keys.length ? { etags: segment.etags } : {}),
+        ...(segment.zstdBytes !== null ? { compression: 'zstd' as const } : {}),
       });
       next++;
     }

@@ -161,6 +161,8 @@ export interface RestorePlan {
     size_bytes: number;
     /** Per link, the ETag the object store answered when the archive stored it, if known. */
     etags?: (string | null)[];
+    /** A completed segment stored compressed (one link): its object is zstd. */
+    compression?: 'zstd';
   }[];
   /** PITR: replay stops after the last commit at or before it (`...ffffffZ`). */
   target_time?: string;

@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { WAL_SEGMENT_BYTES } from '@pgcloud/postgres';
+import { WAL_SEGMENT_BYTES, zstdCompress } from '@pgcloud/postgres';
 import type { RestoreSegment } from '../database-driver.js';
 import { BrokenWalError } from '../database-driver.js';
 import { recordedMd5, spoolFiles, startWalSpool } from './wal-spool.js';
@@ -35,6 +35,8 @@ describe('WAL spool', () => {
   const failing = new Set<string>();
   const missing = new Set<string>();
   const oversized = new Set<string>();
+  // What /<name>/zst answers: a segment stored compressed, or anything put in its place.
+  const stored = new Map<string, Buffer>();
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'pgcloud-spool-'));
@@ -42,6 +44,7 @@ describe('WAL spool', () => {
     failing.clear();
     missing.clear();
     oversized.clear();
+    stored.clear();
     // Each segment in two pieces: /<name>/1 answers `wal of `, /<name>/2 the name.
     server = createServer((request, response) => {
       const [name = '', piece] = (request.url ?? '').slice(1).split('/');
@@ -49,6 +52,7 @@ describe('WAL spool', () => {
         if (failing.has(name)) return void response.writeHead(500).end();
         if (missing.has(name)) return void response.writeHead(404).end();
         if (oversized.has(name)) return void response.writeHead(200).end(OVERSIZED);
+        if (piece === 'zst') return void response.writeHead(200).end(stored.get(name));
         response.writeHead(200).end(Buffer.from(piece === '1' ? 'wal of ' : name));
       });
     });
@@ -156,6 +160,40 @@ describe('WAL spool', () => {
     assert.ok(bad.failure() instanceof BrokenWalError);
     assert.match(String(bad.failure()), /WAL segment \w+ \(object 2\) is not the bytes archived/);
     await bad.stop();
+  });
+
+  it('decompresses a segment stored compressed, and fails one that does not', async () => {
+    const whole = (name: string) =>
+      Buffer.concat([Buffer.from(`wal of ${name}`), Buffer.alloc(WAL_SEGMENT_BYTES - 31)]);
+    for (const name of NAMES) stored.set(name, await zstdCompress(whole(name)));
+    const compressed = (): RestoreSegment[] =>
+      NAMES.map((name) => ({
+        name,
+        urls: [`${baseUrl}/${name}/zst`],
+        partial: false,
+        sizeBytes: WAL_SEGMENT_BYTES,
+        compression: 'zstd',
+      }));
+    const good = await startWalSpool(compressed(), join(dir, 'good'), OS_USER);
+    const [first = ''] = NAMES;
+    assert.equal(await restoreCommand(good.restoreCommand, first, join(dir, 'x')), 0);
+    assert.deepEqual(await readFile(join(dir, 'x')), whole(first));
+    await good.stop();
+
+    // Not zstd at all; zstd of too few bytes for a segment.
+    const [, second = '', third = ''] = NAMES;
+    for (const [name, put, problem] of [
+      [second, Buffer.from('not zstd'), /does not decompress: zstd failed/],
+      [third, await zstdCompress(Buffer.from('short')), /has 5 bytes, not 16777216/],
+    ] as const) {
+      for (const other of NAMES) stored.set(other, await zstdCompress(whole(other)));
+      stored.set(name, put);
+      const bad = await startWalSpool(compressed(), join(dir, `bad-${name}`), OS_USER);
+      assert.equal(await restoreCommand(bad.restoreCommand, name, join(dir, 'y')), 255);
+      assert.ok(bad.failure() instanceof BrokenWalError);
+      assert.match(String(bad.failure()), problem);
+      await bad.stop();
+    }
   });
 
   it('takes a complete segment missing from the store for a broken archive', async () => {

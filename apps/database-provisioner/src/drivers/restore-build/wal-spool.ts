@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OsUser } from '@pgcloud/postgres';
-import { WAL_SEGMENT_BYTES, chownFile, ensureOwnedDir } from '@pgcloud/postgres';
+import { WAL_SEGMENT_BYTES, chownFile, ensureOwnedDir, zstdDecompress } from '@pgcloud/postgres';
 import type { RestoreSegment } from '../database-driver.js';
 import { BrokenWalError } from '../database-driver.js';
 import { fetchBody } from './fetched-body.js';
@@ -173,8 +173,9 @@ async function fetchSegment(
 
 /**
  * A segment's bytes, held in memory (16 MiB at most, or it is refused as it comes): the
- * pieces it was uploaded in one after the other, each checked against the MD5 the object
- * store answered when the archive stored it. Read whole, hashed and written in one go, a
+ * pieces it was uploaded in one after the other, or the one object a completed segment is
+ * stored compressed in, each checked against the MD5 the object store answered when the
+ * archive stored it (a compressed one is then decompressed). Read whole, hashed and written in one go, a
  * segment costs about a fifth less CPU than streamed through to its file chunk by chunk.
  */
 async function segmentBytes(segment: RestoreSegment, stopped: AbortSignal): Promise<Buffer> {
@@ -209,7 +210,17 @@ async function segmentBytes(segment: RestoreSegment, stopped: AbortSignal): Prom
       throw new BrokenWalError(`${object} is not the bytes archived (its MD5 differs)`);
     pieces.push(piece);
   }
-  return pieces.length === 1 && pieces[0] ? pieces[0] : Buffer.concat(pieces);
+  const bytes = pieces.length === 1 && pieces[0] ? pieces[0] : Buffer.concat(pieces);
+  return segment.compression === 'zstd' ? decompressed(segment.name, bytes) : bytes;
+}
+
+/** A completed segment stored compressed: what it holds, 16 MiB at most. */
+async function decompressed(name: string, stored: Buffer): Promise<Buffer> {
+  try {
+    return await zstdDecompress(stored, WAL_SEGMENT_BYTES);
+  } catch (err) {
+    throw new BrokenWalError(`WAL segment ${name} does not decompress: ${(err as Error).message}`);
+  }
 }
 
 /** The MD5 an ETag stands for (a single upload's, quoted or not); undefined for others. */
