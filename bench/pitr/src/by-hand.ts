@@ -1,6 +1,8 @@
 // A point-in-time restore by hand, as an operator would with PostgreSQL's own tools: the
 // base backup through its link and pgcloud's archived WAL from the bucket, then archive
 // recovery to the target time.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import {
   appendFile,
@@ -122,13 +124,24 @@ async function fetchWal(source: HandSource, walDir: string): Promise<number> {
       async function* objects(): AsyncGenerator<Buffer> {
         for (const key of keys) yield* await source.bucket.getStream(key);
       }
-      await pipeline(objects, createWriteStream(path));
+      if (next.compressed) await decompressInto(objects(), path);
+      else await pipeline(objects, createWriteStream(path));
       // pg_receivewal keeps the segment it writes at full size; the upload holds its data.
       if (next.partial) await truncate(path, WAL_SEGMENT_BYTES);
     }
   };
   await Promise.all(Array.from({ length: PARALLEL_FETCHES }, worker));
   return count;
+}
+
+/** What zstd makes of a compressed segment's object as it comes, written to `path`. */
+async function decompressInto(compressed: AsyncIterable<Buffer>, path: string): Promise<void> {
+  const zstd = spawn('zstd', ['-d', '-q', '-f', '-o', path], {
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
+  const closed = once(zstd, 'close') as Promise<[number | null]>;
+  const [[code]] = await Promise.all([closed, pipeline(compressed, zstd.stdin)]);
+  if (code !== 0) throw new Error(`zstd could not decompress ${path} (exit ${code})`);
 }
 
 /**

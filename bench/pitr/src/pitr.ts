@@ -25,6 +25,7 @@ import {
 import { parseLsn, resolveOsUser, segmentOf } from '@pgcloud/postgres';
 import type { HandSource } from './by-hand.js';
 import { restoreByHand } from './by-hand.js';
+import { walObjects } from './wal-objects.js';
 import { answerAndDelete, enablePitrAndWait, restoreOurs } from './pgcloud.js';
 import type { SizeRun } from './report.js';
 import { DESCRIPTION, growthReport, sizeReport } from './report.js';
@@ -59,6 +60,15 @@ function handSource(
     firstSegment: segmentOf(parseLsn(backup.startLsn)),
     database: connection.database,
   };
+}
+
+/** The bytes of the objects a restore fetches the WAL after the backup from. */
+async function storedWalBytes(source: HandSource): Promise<number> {
+  const listed = await source.bucket.list(source.walPrefix);
+  const sizes = new Map(listed.map((o) => [o.key, o.size]));
+  return walObjects(listed, source)
+    .flatMap((segment) => segment.keys)
+    .reduce((sum, key) => sum + (sizes.get(key) ?? 0), 0);
 }
 
 await runBench(async (cleanups: Cleanup[]) => {
@@ -98,12 +108,14 @@ await runBench(async (cleanups: Cleanup[]) => {
     const full = await backRest.fullBackup();
     const target = await prepareTarget(db, caPem, WAL_MB * MB, backup.id);
     const source = handSource(db, backup, s3CaPem);
+    const storedWal = await storedWalBytes(source);
     const expect = (way: string, answer: string) => checkRestored(way, answer, target.written.rows);
     const run: SizeRun = {
       dataMb: megabytes(grown.bytes),
       rows: grown.rows,
       databaseMb: megabytes(grown.databaseBytes),
       backupMb: megabytes(backup.sizeBytes),
+      storedWalMb: megabytes(storedWal),
       target,
       ours: [],
       byHand: [],
@@ -137,7 +149,7 @@ await runBench(async (cleanups: Cleanup[]) => {
     }
     runs.push(run);
     const walMb = megabytes(target.written.walBytes);
-    const title = `${size}: a data directory of ${run.dataMb} MB without pg_wal (${run.rows} rows, the database ${run.databaseMb} MB), pgcloud's backup ${run.backupMb} MB (zstd), then ${walMb} MB of WAL written (${target.plan.wal_files} segments in pgcloud's plan), ${count} samples each, seconds`;
+    const title = `${size}: a data directory of ${run.dataMb} MB without pg_wal (${run.rows} rows, the database ${run.databaseMb} MB), pgcloud's backup ${run.backupMb} MB (zstd), then ${walMb} MB of WAL written (${target.plan.wal_files} segments in pgcloud's plan, stored in ${run.storedWalMb} MB), ${count} samples each, seconds`;
     const table = sizeReport(run, title);
     // Each size's table as soon as it is done: a long run shows its figures as it goes.
     console.error(table.join('\n'));
