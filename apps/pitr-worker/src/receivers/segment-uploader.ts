@@ -1,5 +1,5 @@
-import { parseSegmentName, segmentOf, segmentStart, zstdCompress } from '@pgcloud/postgres';
-import { open, readFile, readdir, unlink } from 'node:fs/promises';
+import { parseSegmentName, segmentOf, segmentStart, zstdCompressFile } from '@pgcloud/postgres';
+import { open, readFile, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { coveredUntil } from '../archive/recovery-window.js';
 import type { Piece } from '../archive/wal-keys.js';
@@ -71,15 +71,16 @@ export class SegmentUploader {
       if (!segment || segment.timeline !== position.timeline) continue;
       const end = segmentStart(segment.segno + 1n);
       if (end > position.archived) {
-        const body = await readFile(join(directory, name));
+        const path = join(directory, name);
         const key = this.keyOf(segment.timeline, name);
-        const stored = await this.storeCompleted(segment.segno, key, body, position);
+        const { size } = await stat(path);
+        const stored = await this.storeCompleted(segment.segno, key, path, size, position);
         await this.deps.segments.record({
           databaseId,
           name,
           timeline: segment.timeline,
           segno: segment.segno,
-          sizeBytes: body.length,
+          sizeBytes: size,
           coveredUntil: position.samples ? (coveredUntil(position.samples, end) ?? null) : null,
           ...stored,
         });
@@ -99,15 +100,18 @@ export class SegmentUploader {
   private async storeCompleted(
     segno: bigint,
     key: string,
-    body: Buffer,
+    path: string,
+    size: number,
     position: ArchivedPosition,
   ): Promise<Pick<ArchivedSegment, 'objectKey' | 'etags' | 'pieceEnds' | 'zstdBytes'>> {
-    const compressed = await zstdCompress(body);
-    if (compressed.length < body.length) {
+    // zstd reads the file itself: the 16 MiB do not pass through this process.
+    const compressed = await zstdCompressFile(path);
+    if (compressed.length < size) {
       const objectKey = compressedKey(key);
       const etag = await this.put(objectKey, compressed);
       return { objectKey, etags: [etag], zstdBytes: compressed.length };
     }
+    const body = await readFile(path);
     const begun = await this.piecesOf(segno, key, position);
     const last = begun.ends.at(-1) ?? 0;
     if (last === 0 || begun.ends.length >= MAX_PIECES)

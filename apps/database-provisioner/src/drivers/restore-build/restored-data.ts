@@ -125,6 +125,7 @@ async function buildOnSpool(
     ...(spec.signal ? { signal: spec.signal } : {}),
     ...(spec.progress ? { downloaded: spec.progress.downloaded } : {}),
   });
+  spool?.baseIsIn();
   const backupStart = await backupStartLsn(paths.dataDir);
   await context.configure(paths.dataDir);
   // Archive recovery (to the end of the backup, or through the WAL to the target), then a

@@ -196,6 +196,25 @@ describe('WAL spool', () => {
     }
   });
 
+  it('fetches its head start only, until the base backup is in', async () => {
+    const spool = await startWalSpool(
+      segments(),
+      join(dir, 'spool'),
+      OS_USER,
+      undefined,
+      120_000,
+      1,
+    );
+    const [first = '', , last = ''] = NAMES;
+    assert.equal(await restoreCommand(spool.restoreCommand, first, join(dir, 'x')), 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await assert.rejects(stat(join(dir, 'spool', last)), { code: 'ENOENT' });
+    spool.baseIsIn();
+    assert.equal(await restoreCommand(spool.restoreCommand, last, join(dir, 'y')), 0);
+    await spool.stop();
+    assert.equal(spool.failure(), undefined);
+  });
+
   it('takes a complete segment missing from the store for a broken archive', async () => {
     missing.add(NAMES[2] ?? '');
     // The others, short for complete segments, stay on their way: the missing one fails first.
