@@ -52,7 +52,10 @@ describe('zstd on buffers', () => {
       const wal = Buffer.concat([randomBytes(4096), Buffer.alloc(1 << 20)]);
       const path = join(dir, 'segment');
       assert.equal(
-        await zstdDecompressToFile(await zstdCompress(wal), path, wal.length),
+        await zstdDecompressToFile(await zstdCompress(wal), path, {
+          maxBytes: wal.length,
+          niceness: 10,
+        }),
         wal.length,
       );
       assert.deepEqual(await readFile(path), wal);
@@ -61,10 +64,13 @@ describe('zstd on buffers', () => {
     it('stops past the limit, and leaves no file', async () => {
       const path = join(dir, 'too-long');
       const compressed = await zstdCompress(Buffer.alloc(4 << 20));
-      await assert.rejects(zstdDecompressToFile(compressed, path, 1 << 20), /zstd failed/);
+      await assert.rejects(
+        zstdDecompressToFile(compressed, path, { maxBytes: 1 << 20 }),
+        /zstd failed/,
+      );
       await assert.rejects(stat(path), { code: 'ENOENT' });
       await assert.rejects(
-        zstdDecompressToFile(Buffer.from('not zstd'), path, 1 << 20),
+        zstdDecompressToFile(Buffer.from('not zstd'), path, { maxBytes: 1 << 20 }),
         /zstd failed \(exit 1\)/,
       );
       await assert.rejects(stat(path), { code: 'ENOENT' });

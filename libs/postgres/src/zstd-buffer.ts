@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { rm, stat } from 'node:fs/promises';
+import { setPriority } from 'node:os';
 import { BASE_ENV } from './os-user.js';
 
 const STDERR_KEPT_BYTES = 2048;
@@ -26,19 +27,27 @@ export function zstdDecompress(bytes: Buffer, maxBytes: number): Promise<Buffer>
   return runZstd(['-d', '-q', '-c'], bytes, maxBytes);
 }
 
+/** How zstdDecompressToFile runs zstd. */
+export interface ToFileOptions {
+  /** The most bytes the file may hold: past it (a file size limit on zstd), zstd is stopped. */
+  maxBytes: number;
+  /** zstd's nice value (0, as this process, when absent): above 0, it yields the CPU. */
+  niceness?: number;
+}
+
 /**
  * Decompresses a zstd buffer into the file at `path` (made or replaced), never more than
- * `maxBytes` of it (a file size limit on zstd: past it, zstd is stopped); answers the
- * file's size. The decompressed bytes never pass through this process: for a 16 MiB WAL
- * segment that is most of the work a restore's WAL fetch does. A failure leaves no file.
+ * `maxBytes` of it; answers the file's size. The decompressed bytes never pass through
+ * this process: for a 16 MiB WAL segment that is most of the work a restore's WAL fetch
+ * does. A failure leaves no file.
  */
 export async function zstdDecompressToFile(
   bytes: Buffer,
   path: string,
-  maxBytes: number,
+  options: ToFileOptions,
 ): Promise<number> {
   try {
-    await runZstd(['-d', '-q', '-f', '-o', path], bytes, 0, maxBytes);
+    await runZstd(['-d', '-q', '-f', '-o', path], bytes, 0, options);
     return (await stat(path)).size;
   } catch (err) {
     await rm(path, { force: true });
@@ -48,20 +57,26 @@ export async function zstdDecompressToFile(
 
 /**
  * Runs zstd on `input` (its stdin) and answers its stdout, at most `maxBytes` of it; with
- * `maxFileBytes`, under a limit on the size of the files it writes.
+ * `toFile`, under a limit on the size of the files it writes, at its nice value.
  */
 function runZstd(
   args: string[],
   input: Buffer | null,
   maxBytes: number,
-  maxFileBytes?: number,
+  toFile?: ToFileOptions,
 ): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const [file, fileArgs] =
-      maxFileBytes === undefined
-        ? ['zstd', args]
-        : ['prlimit', [`--fsize=${maxFileBytes}`, '--', 'zstd', ...args]];
+    const [file, fileArgs] = toFile
+      ? ['prlimit', [`--fsize=${toFile.maxBytes}`, '--', 'zstd', ...args]]
+      : ['zstd', args];
     const child = spawn(file, fileArgs, { env: BASE_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Kept across prlimit's exec of zstd. A child gone already (ESRCH) has nothing to yield.
+    if (toFile?.niceness && child.pid !== undefined)
+      try {
+        setPriority(child.pid, toFile.niceness);
+      } catch {
+        // it has exited: its close says how
+      }
     const chunks: Buffer[] = [];
     let size = 0;
     let stderr = '';
