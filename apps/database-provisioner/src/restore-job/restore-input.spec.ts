@@ -21,6 +21,14 @@ describe('restore.json', () => {
         partial: true,
         sizeBytes: 8,
       },
+      // A completed segment stored compressed.
+      {
+        name: '000000010000000000000004',
+        urls: ['https://s3/w.zst'],
+        partial: false,
+        sizeBytes: 16777216,
+        compression: 'zstd',
+      },
     ];
     for (const target of [
       { time: '2026-11-24T07:00:00.000000Z' },
@@ -38,6 +46,18 @@ describe('restore.json', () => {
       [{ ...VALID, archive: { ...VALID.archive, sha256: 'secret-sig' } }, /archive.sha256/],
       [{ ...VALID, archive: 'secret-sig' }, /^archive is not an object$/],
       [{ ...VALID, recovery: { segments: [], target: { time: 'secret-pw' } } }, /target.time/],
+      [
+        {
+          ...VALID,
+          recovery: {
+            segments: [
+              { name: 'x', urls: ['u'], partial: false, sizeBytes: 1, compression: 'secret' },
+            ],
+            target: { lsn: '0/1' },
+          },
+        },
+        /recovery.segments\[0\].compression is not zstd/,
+      ],
       [{ ...VALID, recovery: { segments: [], target: { lsn: 'secret-pw' } } }, /target.lsn/],
       [{ ...VALID, recovery: { segments: [], target: { other: 'secret' } } }, /target.other/],
       [

@@ -107,12 +107,16 @@ function recoveryOf(spec: Record<string, unknown>): RestoreRecovery | undefined 
         !etags.every((etag) => etag === null || typeof etag === 'string'))
     )
       throw new Error(`${where}.etags is not one ETag (or null) per link`);
+    const compression = segment['compression'];
+    if (compression !== undefined && compression !== 'zstd')
+      throw new Error(`${where}.compression is not zstd`);
     return {
       name: text(segment['name'], `${where}.name`),
       urls: urls.map((url, j) => text(url, `${where}.urls[${j}]`)),
       partial: segment['partial'],
       sizeBytes,
       ...(etags ? { etags: etags as (string | null)[] } : {}),
+      ...(compression === 'zstd' ? { compression: 'zstd' as const } : {}),
     };
   });
   return { segments, target };
