@@ -33,19 +33,17 @@ describe('removeLocksOfZombies', () => {
   });
 
   it('removes a lock whose process is a zombie', async () => {
-    // `sleep 0` exits at once, and its parent, having become `sleep 5`, never reaps it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    // The child exits at once, and its parent (perl, which does not reap unless asked) sleeps
+    // on: a zombie for as long as the parent lives, however slowly a loaded machine runs them.
+    const parent = spawn(
+      'perl',
+      ['-e', '$| = 1; my $pid = fork; exit 0 unless $pid; print "$pid\\n"; sleep 60'],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     try {
       const [chunk] = (await once(parent.stdout, 'data')) as [Buffer];
       const zombie = Number(chunk.toString().trim());
-      // Until it has exited (a loaded machine may take a while to run it): state Z.
-      for (let tries = 0; tries < 100; tries++) {
-        const stat = await readFile(`/proc/${zombie}/stat`, 'utf8').catch(() => '');
-        if (/^\d+ \(.*\) Z /.test(stat)) break;
-        await delay(50);
-      }
+      await waitForState(zombie, 'Z');
       await writeFile(join(pgdata, 'postmaster.pid'), `${zombie}\n`);
       await writeFile(join(pgdata, 'socket.lock'), `${process.pid}\n`);
       const locks = [join(pgdata, 'postmaster.pid'), join(pgdata, 'socket.lock')];
@@ -57,3 +55,14 @@ describe('removeLocksOfZombies', () => {
     }
   });
 });
+
+async function waitForState(pid: number, state: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  let stat = '';
+  while (Date.now() < deadline) {
+    stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '(gone)');
+    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith(state)) return;
+    await delay(50);
+  }
+  assert.fail(`process ${pid} is not in state ${state}: ${stat}`);
+}
