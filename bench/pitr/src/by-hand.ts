@@ -48,6 +48,8 @@ export interface HandSource {
 
 /** Seconds from the start of a restore by hand to the end of each step, and what it got. */
 export interface HandRestore {
+  /** When it started (ms since the epoch): the steps follow from there. */
+  startedAtMs: number;
   downloaded: number;
   extracted: number;
   promoted: number;
@@ -67,6 +69,7 @@ export async function restoreByHand(
   targetTime: string,
   parent: string,
 ): Promise<HandRestore> {
+  const startedAtMs = Date.now();
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
   const dir = await mkdtemp(join(parent, 'pgcloud-by-hand-'));
@@ -91,7 +94,7 @@ export async function restoreByHand(
       );
       const promoted = seconds();
       const answer = await restored.query(source.database, RESTORED_SQL);
-      return { downloaded, extracted, promoted, segments, answer };
+      return { startedAtMs, downloaded, extracted, promoted, segments, answer };
     } catch (err) {
       const log = await readFile(join(restored.dir, 'server.log'), 'utf8').catch(() => '');
       throw new Error(

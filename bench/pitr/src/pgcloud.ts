@@ -24,6 +24,8 @@ const ARCHIVE_TIMEOUT_MS = 15 * 60_000;
 
 /** What a PITR restore took, as its record tells. */
 export interface OurRestore {
+  /** started_at, in ms since the epoch: its phases follow from there. */
+  startedAtMs: number;
   /** completed_at - started_at. */
   seconds: number;
   walFilesApplied: number;
@@ -132,8 +134,10 @@ export async function restoreOurs(
     (r) => r.status === 'completed' || r.status === 'failed',
   );
   if (restore.status === 'failed') throw new Error(`PITR restore failed: ${restore.error ?? '?'}`);
+  const startedAtMs = Date.parse(restore.started_at);
   return {
-    seconds: (Date.parse(restore.completed_at ?? '') - Date.parse(restore.started_at)) / 1000,
+    startedAtMs,
+    seconds: (Date.parse(restore.completed_at ?? '') - startedAtMs) / 1000,
     walFilesApplied: restore.wal_files_applied ?? Number.NaN,
   };
 }

@@ -16,6 +16,7 @@ import {
   benchSizesMb,
   bulkDatabaseOnHttpsS3,
   growTo,
+  MachineCpu,
   megabytes,
   runBench,
   setUpPgBackRest,
@@ -90,6 +91,9 @@ await runBench(async (cleanups: Cleanup[]) => {
   });
   await enablePitrAndWait(client, path, 1);
   const provisioner = stack.managementUrl('database-provisioner');
+  const cpu = new MachineCpu();
+  cpu.start();
+  cleanups.push(() => Promise.resolve(cpu.stop()));
   const runs: SizeRun[] = [];
   const printed: string[] = [];
   for (const [index, sizeMb] of sizesMb.entries()) {
@@ -150,7 +154,8 @@ await runBench(async (cleanups: Cleanup[]) => {
     runs.push(run);
     const walMb = megabytes(target.written.walBytes);
     const title = `${size}: a data directory of ${run.dataMb} MB without pg_wal (${run.rows} rows, the database ${run.databaseMb} MB), pgcloud's backup ${run.backupMb} MB (zstd), then ${walMb} MB of WAL written (${target.plan.wal_files} segments in pgcloud's plan, stored in ${run.storedWalMb} MB), ${count} samples each, seconds`;
-    const table = sizeReport(run, title);
+    cpu.sample();
+    const table = sizeReport(run, title, cpu);
     // Each size's table as soon as it is done: a long run shows its figures as it goes.
     console.error(table.join('\n'));
     printed.push(...table, '');

@@ -1,12 +1,17 @@
 // What bench:pitr prints: for each size, every sample of each way with its phases or steps
 // beneath and the ratios of the medians; then, across the sizes, each way's median at every
 // size with its seconds per GB from one size to the next, and the ratios by size.
-import type { PhaseSeconds, Samples, TimedRestore } from '@pgcloud/bench-support';
+import type { MachineCpu, PhaseSeconds, Samples, TimedRestore } from '@pgcloud/bench-support';
 import {
+  cpuOfPhases,
+  cpuOfSteps,
+  cpuRows,
   formatBySize,
+  formatCpuRows,
   formatRatioOfMedians,
   formatSamples,
   mediansBySize,
+  phaseCpuRows,
   phaseRows,
   ratiosBySize,
   withParts,
@@ -52,22 +57,57 @@ function ways(run: SizeRun) {
   return { pgcloud, hand, backRest };
 }
 
-/** One size's table of samples and its ratios. */
-export function sizeReport(run: SizeRun, title: string): string[] {
+const HAND_STEPS = ['downloads', 'extraction', 'recovery and promotion'];
+const BACKREST_STEPS = ['pgbackrest restore', 'start to promoted, a write'];
+
+/** Rows of `labels`, the i-th value of each from the i-th of `steps` of every sample. */
+function stepRows(labels: readonly string[], steps: readonly number[][]): Samples[] {
+  return labels.map((label, i) => ({ label, values: steps.map((s) => s[i] ?? Number.NaN) }));
+}
+
+const handSteps = (h: HandRestore) => [
+  h.downloaded,
+  h.extracted - h.downloaded,
+  h.promoted - h.extracted,
+];
+const backRestSteps = (b: TimedRestore) => [b.restoreSeconds, b.startSeconds];
+
+/** The machine's CPU during each way's samples and their steps, rows as the wall table's. */
+function cpuReport(run: SizeRun, wall: Samples[], cpu: MachineCpu): string[] {
+  const between = (startMs: number, seconds: number) =>
+    cpu.secondsBetween(startMs, startMs + seconds * 1000);
+  const used = [
+    ...withParts(
+      { label: 'pgcloud', values: run.ours.map((o) => between(o.startedAtMs, o.seconds)) },
+      phaseCpuRows(run.ours.map((o) => cpuOfPhases(cpu, o.startedAtMs, o.phases))),
+    ),
+    ...withParts(
+      { label: 'by hand', values: run.byHand.map((h) => between(h.startedAtMs, h.promoted)) },
+      stepRows(
+        HAND_STEPS,
+        run.byHand.map((h) => cpuOfSteps(cpu, h.startedAtMs, handSteps(h))),
+      ),
+    ),
+    ...withParts(
+      { label: 'pgBackRest', values: run.backRest.map((b) => between(b.startedAtMs, b.seconds)) },
+      stepRows(
+        BACKREST_STEPS,
+        run.backRest.map((b) => cpuOfSteps(cpu, b.startedAtMs, backRestSteps(b))),
+      ),
+    ),
+  ];
+  return formatCpuRows(cpuRows(wall, used));
+}
+
+/** One size's table of samples, the machine's CPU meanwhile, and the ratios. */
+export function sizeReport(run: SizeRun, title: string, cpu: MachineCpu): string[] {
   const w = ways(run);
   const phases = phaseRows(
     run.ours.map((o) => o.phases),
     w.pgcloud.values,
   );
-  const steps = [
-    { label: 'downloads', values: run.byHand.map((h) => h.downloaded) },
-    { label: 'extraction', values: run.byHand.map((h) => h.extracted - h.downloaded) },
-    { label: 'recovery and promotion', values: run.byHand.map((h) => h.promoted - h.extracted) },
-  ];
-  const backRestSteps = [
-    { label: 'pgbackrest restore', values: run.backRest.map((b) => b.restoreSeconds) },
-    { label: 'start to promoted, a write', values: run.backRest.map((b) => b.startSeconds) },
-  ];
+  const steps = stepRows(HAND_STEPS, run.byHand.map(handSteps));
+  const backRest = stepRows(BACKREST_STEPS, run.backRest.map(backRestSteps));
   const each = (values: number[]) => values.join(', ');
   const { target } = run;
   return [
@@ -77,8 +117,19 @@ export function sizeReport(run: SizeRun, title: string): string[] {
     ...formatSamples([
       ...withParts(w.pgcloud, phases),
       ...withParts(w.hand, steps),
-      ...withParts(w.backRest, backRestSteps),
+      ...withParts(w.backRest, backRest),
     ]),
+    '',
+    // Outside the phases has no CPU row: where in the restore it falls is not known.
+    ...cpuReport(
+      run,
+      [
+        ...withParts(w.pgcloud, phases.slice(0, -1)),
+        ...withParts(w.hand, steps),
+        ...withParts(w.backRest, backRest),
+      ],
+      cpu,
+    ),
     '',
     formatRatioOfMedians(w.pgcloud, w.backRest, 1.0),
     formatRatioOfMedians(w.pgcloud, w.hand, 1.15),

@@ -11,6 +11,8 @@ import { RestoredByHand } from '@pgcloud/testing';
 
 /** Seconds of each step by hand. */
 export interface HandSteps {
+  /** When it started (ms since the epoch): the steps follow from there. */
+  startedAtMs: number;
   download: number;
   extraction: number;
   start: number;
@@ -27,6 +29,7 @@ export async function timeByHand(
   parent: string,
   s3CaPem: string,
 ): Promise<HandSteps> {
+  const startedAtMs = Date.now();
   const started = performance.now();
   const link = await unwrap(getBackupDownload({ client, path: backupPath }));
   const dir = await mkdtemp(join(parent, 'pgcloud-archive-'));
@@ -41,6 +44,7 @@ export async function timeByHand(
       const extracted = performance.now();
       await restored.start();
       return {
+        startedAtMs,
         download: (downloaded - started) / 1000,
         extraction: (extracted - downloaded) / 1000,
         start: (performance.now() - extracted) / 1000,

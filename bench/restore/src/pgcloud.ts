@@ -17,6 +17,8 @@ import { WriteProbe } from './write-probe.js';
 
 /** One restore: its seconds and its phases. */
 export interface Timed {
+  /** started_at, in ms since the epoch: its phases follow from there. */
+  startedAtMs: number;
   seconds: number;
   phases: PhaseSeconds;
 }
@@ -39,8 +41,10 @@ async function restoreOnce(
   return restore;
 }
 
-function seconds(restore: Restore): number {
-  return (Date.parse(restore.completed_at ?? '') - Date.parse(restore.started_at)) / 1000;
+/** Its start, and its seconds: completed_at - started_at. */
+function timing(restore: Restore): { startedAtMs: number; seconds: number } {
+  const startedAtMs = Date.parse(restore.started_at);
+  return { startedAtMs, seconds: (Date.parse(restore.completed_at ?? '') - startedAtMs) / 1000 };
 }
 
 /**
@@ -64,7 +68,7 @@ export async function timeIntoNewDatabase(
     () => unwrap(listDatabases({ client, path: { project_id } })),
     (list) => !list.databases.some((d) => d.name === name),
   );
-  return { seconds: seconds(timed.result), phases: timed.phases };
+  return { ...timing(timed.result), phases: timed.phases };
 }
 
 /**
@@ -90,5 +94,5 @@ export async function timeInPlace(
     throw err;
   }
   const unavailable = await probe.stop();
-  return { seconds: seconds(timed.result), phases: timed.phases, unavailable };
+  return { ...timing(timed.result), phases: timed.phases, unavailable };
 }

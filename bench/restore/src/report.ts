@@ -1,12 +1,17 @@
 // What bench:restore prints: for each size, every sample of each target with its phases or
 // steps beneath and the ratios of the medians; then, across the sizes, each target's median
 // at every size with its seconds per GB from one size to the next, and the ratios by size.
-import type { Samples, TimedRestore } from '@pgcloud/bench-support';
+import type { MachineCpu, Samples, TimedRestore } from '@pgcloud/bench-support';
 import {
+  cpuOfPhases,
+  cpuOfSteps,
+  cpuRows,
   formatBySize,
+  formatCpuRows,
   formatRatioOfMedians,
   formatSamples,
   mediansBySize,
+  phaseCpuRows,
   phaseRows,
   ratiosBySize,
   withParts,
@@ -69,23 +74,54 @@ function targets(run: SizeRun) {
   return { intoNew, inPlace, noWrite, noRead, hand, local, backRest };
 }
 
-/** One size's table of samples and its ratios. */
-export function sizeReport(run: SizeRun, title: string): string[] {
+const HAND_STEPS = ['download', 'extraction', 'start (crash recovery)'];
+const BACKREST_STEPS = ['pgbackrest restore', 'start to promoted, a write'];
+
+/** Rows of `labels`, the i-th value of each from the i-th of `steps` of every sample. */
+function stepRows(labels: readonly string[], steps: readonly number[][]): Samples[] {
+  return labels.map((label, i) => ({ label, values: steps.map((s) => s[i] ?? Number.NaN) }));
+}
+
+const handSteps = (h: HandSteps) => [h.download, h.extraction, h.start];
+const backRestSteps = (b: TimedRestore) => [b.restoreSeconds, b.startSeconds];
+
+/** The machine's CPU during each target's samples and their steps, rows as `wall`'s. */
+function cpuReport(run: SizeRun, wall: Samples[], cpu: MachineCpu): string[] {
+  const between = (startMs: number, seconds: number) =>
+    cpu.secondsBetween(startMs, startMs + seconds * 1000);
+  const ours = (label: string, timed: Timed[]) =>
+    withParts(
+      { label, values: timed.map((s) => between(s.startedAtMs, s.seconds)) },
+      phaseCpuRows(timed.map((s) => cpuOfPhases(cpu, s.startedAtMs, s.phases))),
+    );
+  const hands = run.byHand.map((h) => cpuOfSteps(cpu, h.startedAtMs, handSteps(h)));
+  const theirs = run.backRest.map((b) => cpuOfSteps(cpu, b.startedAtMs, backRestSteps(b)));
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  return formatCpuRows(
+    cpuRows(wall, [
+      ...ours('pgcloud, into a new database', run.intoNew),
+      ...ours('pgcloud, in place', run.inPlace),
+      ...withParts({ label: 'by hand', values: hands.map(sum) }, stepRows(HAND_STEPS, hands)),
+      ...withParts(
+        { label: 'pgBackRest', values: theirs.map(sum) },
+        stepRows(BACKREST_STEPS, theirs),
+      ),
+    ]),
+  );
+}
+
+/** One size's table of samples, the machine's CPU meanwhile, and the ratios. */
+export function sizeReport(run: SizeRun, title: string, cpu: MachineCpu): string[] {
   const t = targets(run);
   const phasesOf = (timed: Timed[]) =>
     phaseRows(
       timed.map((s) => s.phases),
       timed.map((s) => s.seconds),
     );
-  const steps = [
-    { label: 'download', values: run.byHand.map((h) => h.download) },
-    { label: 'extraction', values: run.byHand.map((h) => h.extraction) },
-    { label: 'start (crash recovery)', values: run.byHand.map((h) => h.start) },
-  ];
-  const backRestSteps = [
-    { label: 'pgbackrest restore', values: run.backRest.map((b) => b.restoreSeconds) },
-    { label: 'start to promoted, a write', values: run.backRest.map((b) => b.startSeconds) },
-  ];
+  const steps = stepRows(HAND_STEPS, run.byHand.map(handSteps));
+  const backRest = stepRows(BACKREST_STEPS, run.backRest.map(backRestSteps));
+  // Outside the phases has no CPU row: where in the restore it falls is not known.
+  const inPhases = (timed: Timed[]) => phasesOf(timed).slice(0, -1);
   return [
     title,
     '',
@@ -95,9 +131,20 @@ export function sizeReport(run: SizeRun, title: string): string[] {
       t.noWrite,
       t.noRead,
       ...withParts(t.hand, steps),
-      ...withParts(t.backRest, backRestSteps),
+      ...withParts(t.backRest, backRest),
     ]),
     `  failed tries of the client during each in-place restore: ${run.inPlace.map((s) => s.unavailable.failedTries).join(', ')}`,
+    '',
+    ...cpuReport(
+      run,
+      [
+        ...withParts(t.intoNew, inPhases(run.intoNew)),
+        ...withParts(t.inPlace, inPhases(run.inPlace)),
+        ...withParts(t.hand, steps),
+        ...withParts(t.backRest, backRest),
+      ],
+      cpu,
+    ),
     '',
     formatRatioOfMedians(t.intoNew, t.backRest),
     formatRatioOfMedians(t.inPlace, t.backRest),

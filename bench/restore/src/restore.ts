@@ -14,6 +14,7 @@ import {
   benchSizesMb,
   bulkDatabaseOnHttpsS3,
   growTo,
+  MachineCpu,
   megabytes,
   runBench,
   setUpPgBackRest,
@@ -49,6 +50,9 @@ await runBench(async (cleanups: Cleanup[]) => {
   await createProbeTable(connection.connectionString, caPem);
   const s3CaPem = await readFile(db.s3.tls.certFile, 'utf8');
   const provisioner = stack.managementUrl('database-provisioner');
+  const cpu = new MachineCpu();
+  cpu.start();
+  cleanups.push(() => Promise.resolve(cpu.stop()));
   let backRest: PgBackRest | undefined;
   const runs: SizeRun[] = [];
   const printed: string[] = [];
@@ -93,7 +97,8 @@ await runBench(async (cleanups: Cleanup[]) => {
     }
     runs.push(run);
     const title = `${size}: a data directory of ${run.dataMb} MB (${run.rows} rows, the database ${run.databaseMb} MB), pgcloud's backup ${run.archiveMb} MB (zstd), ${count} samples each, seconds`;
-    const table = sizeReport(run, title);
+    cpu.sample();
+    const table = sizeReport(run, title, cpu);
     // Each size's table as soon as it is done: a long run shows its figures as it goes.
     console.error(table.join('\n'));
     printed.push(...table, '');

@@ -12,3 +12,4 @@ export * from './pgcloud-backup.js';
 export * from './https-download.js';
 export * from './archiver-status.js';
 export * from './pgbackrest-config.js';
+export * from './machine-cpu.js';

@@ -26,6 +26,8 @@ const IMMEDIATE = ['--type=immediate', '--target-action=promote'];
 
 /** A timed `pgbackrest restore`: its seconds in all, and of its two steps. */
 export interface TimedRestore {
+  /** When `pgbackrest restore` started (ms since the epoch): the steps follow from there. */
+  startedAtMs: number;
   seconds: number;
   /** `pgbackrest restore`: the files fetched from the repository and decompressed. */
   restoreSeconds: number;
@@ -37,6 +39,7 @@ export interface TimedRestore {
 interface Restored {
   dir: string;
   port: number;
+  startedAtMs: number;
   restoreSeconds: number;
   startSeconds: number;
 }
@@ -142,8 +145,13 @@ export class PgBackRest {
    * removed after.
    */
   timedRestore(label: string): Promise<TimedRestore> {
-    return this.withRestored(label, IMMEDIATE, ({ restoreSeconds, startSeconds }) =>
-      Promise.resolve({ seconds: restoreSeconds + startSeconds, restoreSeconds, startSeconds }),
+    return this.withRestored(label, IMMEDIATE, ({ startedAtMs, restoreSeconds, startSeconds }) =>
+      Promise.resolve({
+        startedAtMs,
+        seconds: restoreSeconds + startSeconds,
+        restoreSeconds,
+        startSeconds,
+      }),
     );
   }
 
@@ -163,6 +171,7 @@ export class PgBackRest {
     const target = targetTime.replace('T', ' ').replace(/Z$/, '+00');
     const args = ['--type=time', `--target=${target}`, '--target-action=promote'];
     return this.withRestored(label, args, async (restored) => ({
+      startedAtMs: restored.startedAtMs,
       seconds: restored.restoreSeconds + restored.startSeconds,
       restoreSeconds: restored.restoreSeconds,
       startSeconds: restored.startSeconds,
@@ -231,6 +240,7 @@ export class PgBackRest {
     const pgCtl = (args: string[]) =>
       runPgTool(binDir, 'pg_ctl', ['-D', pgdata, ...args], { osUser: this.osUser });
     try {
+      const startedAtMs = Date.now();
       const started = performance.now();
       await this.run([
         `--set=${label}`,
@@ -250,7 +260,8 @@ export class PgBackRest {
       // recovery has reached the backup's end and promotion has ended it.
       await untilWritable({ socketDir: dir, port });
       const startSeconds = (performance.now() - restored) / 1000;
-      return await use({ dir, port, restoreSeconds: (restored - started) / 1000, startSeconds });
+      const restoreSeconds = (restored - started) / 1000;
+      return await use({ dir, port, startedAtMs, restoreSeconds, startSeconds });
     } finally {
       await pgCtl(['-m', 'immediate', '-w', 'stop']).catch(() => undefined);
       await rm(dir, { recursive: true, force: true });

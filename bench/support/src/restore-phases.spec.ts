@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { phaseRows, phasesBetween } from './restore-phases.js';
+import { MachineCpu } from './machine-cpu.js';
+import { cpuOfPhases, phaseRows, phasesBetween } from './restore-phases.js';
 
 describe('phasesBetween', () => {
   it('answers what each phase added, in the order a restore runs them', () => {
@@ -55,5 +56,34 @@ describe('phaseRows', () => {
       { label: 'download', values: [2] },
       { label: 'outside the phases', values: [0.5] },
     ]);
+  });
+});
+
+describe('cpuOfPhases', () => {
+  it('reads each phase one after another, one that runs beside them from the start', () => {
+    let busy = 0;
+    const cpu = new MachineCpu(() => busy);
+    for (const [at, b] of [
+      [0, 0],
+      [1000, 1],
+      [2000, 3],
+      [4000, 4],
+    ] as const) {
+      busy = b;
+      cpu.sample(at);
+    }
+    const phases = new Map([
+      ['create', 2],
+      ['plan', 1],
+      ['download', 3],
+    ]);
+    assert.deepEqual(
+      [...cpuOfPhases(cpu, 0, phases)].map(([p, s]) => [p, s.toFixed(2)]),
+      [
+        ['create', '3.00'],
+        ['plan', '1.00'],
+        ['download', '3.00'],
+      ],
+    );
   });
 });

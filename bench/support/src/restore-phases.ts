@@ -2,6 +2,7 @@
 // histogram pgcloud_restore_phase_duration_seconds (labels kind, target, phase), read on
 // its management port before and after a restore: the difference of each phase's `_sum`.
 import type { Samples } from './bench-samples.js';
+import type { MachineCpu } from './machine-cpu.js';
 import { histogramSumsBy, scrapeMetrics } from './metrics-text.js';
 
 const PHASE_HISTOGRAM = 'pgcloud_restore_phase_duration_seconds';
@@ -84,4 +85,34 @@ export function phaseRows(samples: readonly PhaseSeconds[], totals: readonly num
     return (totals[i] ?? Number.NaN) - inPhases;
   });
   return [...rows, { label: 'outside the phases', values: outside }];
+}
+
+/**
+ * The machine's CPU seconds during each phase of a restore that started at `startedAtMs`
+ * (its record's started_at): the phases one after another from there, those that run
+ * beside the others from there too. The job's queue and records (outside the phases, a few
+ * hundredths of a second) shift the boundaries by as much.
+ */
+export function cpuOfPhases(
+  cpu: MachineCpu,
+  startedAtMs: number,
+  phases: PhaseSeconds,
+): PhaseSeconds {
+  let at = startedAtMs;
+  return new Map(
+    [...phases].map(([phase, seconds]) => {
+      const from = phase in BESIDE ? startedAtMs : at;
+      if (!(phase in BESIDE)) at += seconds * 1000;
+      return [phase, cpu.secondsBetween(from, from + seconds * 1000)];
+    }),
+  );
+}
+
+/** The CPU rows that go with phaseRows: one per phase, none for what is outside them. */
+export function phaseCpuRows(samples: readonly PhaseSeconds[]): Samples[] {
+  const phases = [...new Set(samples.flatMap((s) => [...s.keys()]))];
+  return phases.map((phase) => ({
+    label: BESIDE[phase] ?? phase,
+    values: samples.map((s) => s.get(phase) ?? Number.NaN),
+  }));
 }
