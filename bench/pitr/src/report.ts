@@ -14,6 +14,7 @@ import {
   phaseCpuRows,
   phaseRows,
   ratiosBySize,
+  stepRows,
   withParts,
 } from '@pgcloud/bench-support';
 import type { HandRestore } from './by-hand.js';
@@ -60,11 +61,6 @@ function ways(run: SizeRun) {
 const HAND_STEPS = ['downloads', 'extraction', 'recovery and promotion'];
 const BACKREST_STEPS = ['pgbackrest restore', 'start to promoted, a write'];
 
-/** Rows of `labels`, the i-th value of each from the i-th of `steps` of every sample. */
-function stepRows(labels: readonly string[], steps: readonly number[][]): Samples[] {
-  return labels.map((label, i) => ({ label, values: steps.map((s) => s[i] ?? Number.NaN) }));
-}
-
 const handSteps = (h: HandRestore) => [
   h.downloaded,
   h.extracted - h.downloaded,
@@ -76,24 +72,18 @@ const backRestSteps = (b: TimedRestore) => [b.restoreSeconds, b.startSeconds];
 function cpuReport(run: SizeRun, wall: Samples[], cpu: MachineCpu): string[] {
   const between = (startMs: number, seconds: number) =>
     cpu.secondsBetween(startMs, startMs + seconds * 1000);
+  const hands = run.byHand.map((h) => cpuOfSteps(cpu, h.startedAtMs, handSteps(h)));
+  const theirs = run.backRest.map((b) => cpuOfSteps(cpu, b.startedAtMs, backRestSteps(b)));
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
   const used = [
     ...withParts(
       { label: 'pgcloud', values: run.ours.map((o) => between(o.startedAtMs, o.seconds)) },
       phaseCpuRows(run.ours.map((o) => cpuOfPhases(cpu, o.startedAtMs, o.phases))),
     ),
+    ...withParts({ label: 'by hand', values: hands.map(sum) }, stepRows(HAND_STEPS, hands)),
     ...withParts(
-      { label: 'by hand', values: run.byHand.map((h) => between(h.startedAtMs, h.promoted)) },
-      stepRows(
-        HAND_STEPS,
-        run.byHand.map((h) => cpuOfSteps(cpu, h.startedAtMs, handSteps(h))),
-      ),
-    ),
-    ...withParts(
-      { label: 'pgBackRest', values: run.backRest.map((b) => between(b.startedAtMs, b.seconds)) },
-      stepRows(
-        BACKREST_STEPS,
-        run.backRest.map((b) => cpuOfSteps(cpu, b.startedAtMs, backRestSteps(b))),
-      ),
+      { label: 'pgBackRest', values: theirs.map(sum) },
+      stepRows(BACKREST_STEPS, theirs),
     ),
   ];
   return formatCpuRows(cpuRows(wall, used));

@@ -14,6 +14,7 @@ import {
   phaseCpuRows,
   phaseRows,
   ratiosBySize,
+  stepRows,
   withParts,
 } from '@pgcloud/bench-support';
 import type { HandSteps } from './by-hand.js';
@@ -76,11 +77,6 @@ function targets(run: SizeRun) {
 
 const HAND_STEPS = ['download', 'extraction', 'start (crash recovery)'];
 const BACKREST_STEPS = ['pgbackrest restore', 'start to promoted, a write'];
-
-/** Rows of `labels`, the i-th value of each from the i-th of `steps` of every sample. */
-function stepRows(labels: readonly string[], steps: readonly number[][]): Samples[] {
-  return labels.map((label, i) => ({ label, values: steps.map((s) => s[i] ?? Number.NaN) }));
-}
 
 const handSteps = (h: HandSteps) => [h.download, h.extraction, h.start];
 const backRestSteps = (b: TimedRestore) => [b.restoreSeconds, b.startSeconds];

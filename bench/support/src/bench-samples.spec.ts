@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatRatioOfMedians, formatSamples, median, spread, withParts } from './bench-samples.js';
+import {
+  formatRatioOfMedians,
+  formatSamples,
+  median,
+  spread,
+  stepRows,
+  withParts,
+} from './bench-samples.js';
 
 describe('median', () => {
   it('takes the middle sample of an odd count, whatever the order', () => {
@@ -74,5 +81,23 @@ describe('formatRatioOfMedians', () => {
       { label: 'pgBackRest', values: [4] },
     );
     assert.equal(line, 'ratio of the medians, pgcloud / pgBackRest: 0.75');
+  });
+});
+
+describe('stepRows', () => {
+  it('gives a row per step, its values from each sample in turn', () => {
+    assert.deepEqual(
+      stepRows(
+        ['download', 'start'],
+        [
+          [1, 2],
+          [3, 4],
+        ],
+      ),
+      [
+        { label: 'download', values: [1, 3] },
+        { label: 'start', values: [2, 4] },
+      ],
+    );
   });
 });

@@ -75,6 +75,11 @@ export function formatSamples(rows: readonly Samples[], digits = 2): string[] {
   return alignedTable(header, cells);
 }
 
+/** Rows of `labels`, the i-th value of each from the i-th of `steps` of every sample. */
+export function stepRows(labels: readonly string[], steps: readonly number[][]): Samples[] {
+  return labels.map((label, i) => ({ label, values: steps.map((s) => s[i] ?? Number.NaN) }));
+}
+
 /** A figure's row, then the rows of its parts indented beneath it, for formatSamples. */
 export function withParts(total: Samples, parts: readonly Samples[]): Samples[] {
   return [total, ...parts.map((part) => ({ ...part, label: `  ${part.label}` }))];
