@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MachineCpu, busySeconds, cpuOfSteps, formatCpuRows } from './machine-cpu.js';
+import { MachineCpu, busySeconds, cpuOfSteps, cpuRows, formatCpuRows } from './machine-cpu.js';
 
 describe('busySeconds', () => {
   it('adds user, nice, system, irq, softirq and steal, not idle nor iowait', () => {
@@ -80,5 +80,25 @@ describe('formatCpuRows', () => {
       'restore       3.00   4.00        1.50',
       '  download    0.50   0.75        1.50',
     ]);
+  });
+});
+
+describe('cpuRows', () => {
+  it('pairs each wall row with the CPU row of the same label, and refuses a shifted one', () => {
+    const wall = [
+      { label: 'restore', values: [2] },
+      { label: '  download', values: [1] },
+    ];
+    assert.deepEqual(
+      cpuRows(wall, [
+        { label: 'restore', values: [3] },
+        { label: '  download', values: [2] },
+      ]),
+      [
+        { label: 'restore', wall: [2], cpu: [3] },
+        { label: '  download', wall: [1], cpu: [2] },
+      ],
+    );
+    assert.throws(() => cpuRows(wall, [{ label: '  download', values: [2] }]), /CPU row 0/);
   });
 });

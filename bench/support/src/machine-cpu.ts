@@ -83,9 +83,16 @@ export interface CpuRow {
   cpu: readonly number[];
 }
 
-/** The rows of figures with parts, paired: each wall row with its CPU row of the same order. */
+/**
+ * The rows of figures with parts, paired: each wall row with its CPU row of the same order,
+ * which must carry the same label (a row missing from one list would shift the others).
+ */
 export function cpuRows(wall: readonly Samples[], cpu: readonly Samples[]): CpuRow[] {
-  return wall.map((row, i) => ({ label: row.label, wall: row.values, cpu: cpu[i]?.values ?? [] }));
+  return wall.map((row, i) => {
+    if (cpu[i]?.label !== row.label)
+      throw new Error(`CPU row ${i} is "${cpu[i]?.label}", not "${row.label}"`);
+    return { label: row.label, wall: row.values, cpu: cpu[i].values };
+  });
 }
 
 /**
