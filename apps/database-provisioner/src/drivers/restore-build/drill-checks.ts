@@ -13,7 +13,7 @@ import {
 import type { RestoreRecovery, RestoreSegment } from '../database-driver.js';
 import { BrokenWalError, CorruptArchiveError } from '../database-driver.js';
 import type { RestoreBuildStep } from '../database-driver.js';
-import { recordedMd5 } from './wal-spool.js';
+import { recordedMd5 } from './segment-fetch.js';
 
 // pg_amcheck's exit status when it found corruption (1 is any other failure).
 const AMCHECK_CORRUPTION = 2;

@@ -11,7 +11,8 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { WAL_SEGMENT_BYTES, zstdCompress } from '@pgcloud/postgres';
 import type { RestoreSegment } from '../database-driver.js';
 import { BrokenWalError } from '../database-driver.js';
-import { recordedMd5, spoolFiles, startWalSpool } from './wal-spool.js';
+import { recordedMd5 } from './segment-fetch.js';
+import { spoolFiles, startWalSpool } from './wal-spool.js';
 
 const OS_USER = { name: 'x', uid: 0, gid: 0, switchUser: false };
 const OVERSIZED = Buffer.alloc(WAL_SEGMENT_BYTES + 1);

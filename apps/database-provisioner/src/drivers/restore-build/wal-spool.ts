@@ -1,16 +1,11 @@
-import { createHash } from 'node:crypto';
-import { chmod, rename, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { OsUser } from '@pgcloud/postgres';
-import {
-  WAL_SEGMENT_BYTES,
-  chownFile,
-  ensureOwnedDir,
-  zstdDecompressToFile,
-} from '@pgcloud/postgres';
+import { chownFile, ensureOwnedDir } from '@pgcloud/postgres';
 import type { RestoreSegment } from '../database-driver.js';
 import { BrokenWalError } from '../database-driver.js';
-import { fetchBody } from './fetched-body.js';
+import type { SpoolJob, SpoolMessage, SpoolOrder } from './spool-worker.js';
 
 // Segments fetched at once: S3 answers each in about 0.3 s, replay eats one in 0.1 s.
 const PARALLEL_FETCHES = 8;
@@ -19,10 +14,6 @@ const PARALLEL_FETCHES = 8;
 // 1 GB and 3.2 GB of WAL: 9.6 s to download and extract, against 3 s alone), and replay,
 // which takes one core, leaves the other to the fetches.
 const HEAD_START_SEGMENTS = 32;
-// The nice value of the spool's decompressions: replay is one process, and 8 of them beside
-// it on two cores halved its pace (7 segments a second against 13.5 once the spool was
-// done, which was always ahead of it). Niced, they take what replay leaves.
-const DECOMPRESS_NICENESS = 10;
 // A segment's fetch that takes longer has stalled: it fails (and the restore with it, to be
 // tried again) rather than keep recovery waiting for it until the job's lease is lost.
 const SEGMENT_FETCH_TIMEOUT_MS = 120_000;
@@ -72,6 +63,10 @@ export interface WalSpool {
  * taken longer than `fetchTimeoutMs`: stalled). The
  * segment that was still being written is padded with zeros to a whole segment, as
  * pg_receivewal keeps it: replay ends where its data ends.
+ *
+ * The fetches run in a thread of their own (spool-worker.ts): in the app's heap, the
+ * segments' buffers set off a full mark-compact of it several times a second while they
+ * came down, and marking it took a good part of the core replay leaves to the fetches.
  */
 export async function startWalSpool(
   segments: readonly RestoreSegment[],
@@ -93,46 +88,54 @@ export async function startWalSpool(
   await writeFile(files.script, restoreScript(dir), { mode: 0o600 });
   await chownFile(files.script, osUser);
 
-  const stopped = new AbortController();
-  const fetchSignal = signal ? AbortSignal.any([signal, stopped.signal]) : stopped.signal;
   const markFailed = () => writeFile(files.failedMark, '').catch(() => undefined);
   let failure: Error | undefined;
-  // The segment still being written first: its pieces are the objects the archive removes
-  // once the segment is complete and stored otherwise; the rest in replay's order.
-  const queue = [...segments.filter((s) => s.partial), ...segments.filter((s) => !s.partial)];
-  let baseIsIn = () => {};
-  const baseIn = new Promise<void>((resolve) => (baseIsIn = resolve));
-  let taken = 0;
-  const worker = async () => {
-    for (;;) {
-      if (taken >= headStart) await baseIn;
-      const next = queue.shift();
-      if (!next || stopped.signal.aborted) return;
-      taken++;
-      await fetchSegment(next, dir, osUser, fetchSignal, fetchTimeoutMs);
-      await rm(join(files.pendingDir, next.name));
-    }
+  let stopping = false;
+  const job: SpoolJob = {
+    // The segment still being written first: its pieces are the objects the archive removes
+    // once the segment is complete and stored otherwise; the rest in replay's order.
+    queue: [...segments.filter((s) => s.partial), ...segments.filter((s) => !s.partial)],
+    dir,
+    pendingDir: files.pendingDir,
+    osUser,
+    parallel: PARALLEL_FETCHES,
+    headStart,
+    fetchTimeoutMs,
   };
-  // Each worker settles on its own: stop() waits for every one of them, not just the first.
-  const fetching = Promise.all(
-    Array.from({ length: PARALLEL_FETCHES }, () =>
-      worker().catch(async (err: unknown) => {
-        if (!stopped.signal.aborted) failure = err instanceof Error ? err : new Error(String(err));
-        stopped.abort();
-        baseIsIn(); // the workers waiting for it end
-        await markFailed();
-      }),
-    ),
-  );
+  const worker = new Worker(new URL('./spool-worker.js', import.meta.url), { workerData: job });
+  const order = (message: SpoolOrder) => worker.postMessage(message);
+  // Settled once every fetch has ended (or the thread has): stop() waits for that.
+  const settled = new Promise<void>((resolve) => {
+    const failed = (err: Error) => {
+      // The failure first, then the mark: a restore_command the mark aborts finds it told.
+      if (!stopping) failure ??= err;
+      void markFailed();
+    };
+    worker.on('message', (message: SpoolMessage) => {
+      if (message.kind === 'settled') return resolve();
+      const err =
+        message.name === 'BrokenWalError'
+          ? new BrokenWalError(message.message)
+          : Object.assign(new Error(message.message), { name: message.name });
+      failed(err);
+    });
+    worker.once('error', failed);
+    worker.once('exit', () => resolve());
+  });
+  const abort = () => order({ kind: 'abort' });
+  if (signal?.aborted) abort();
+  else signal?.addEventListener('abort', abort, { once: true });
   return {
     // The spool gone (and its script with it) aborts recovery too, rather than ending it.
     restoreCommand: `test -f ${files.script} || exit ${ABORT_RECOVERY}; sh ${files.script} %f %p`,
     failure: () => failure,
-    baseIsIn,
+    baseIsIn: () => order({ kind: 'base-is-in' }),
     stop: async () => {
-      stopped.abort();
-      baseIsIn();
-      await fetching;
+      stopping = true;
+      signal?.removeEventListener('abort', abort);
+      order({ kind: 'stop' });
+      await settled;
+      await worker.terminate();
       await markFailed();
     },
   };
@@ -165,109 +168,4 @@ function restoreScript(dir: string): string {
     'exit 0',
     '',
   ].join('\n');
-}
-
-async function fetchSegment(
-  segment: RestoreSegment,
-  dir: string,
-  osUser: OsUser,
-  signal: AbortSignal,
-  timeoutMs: number,
-): Promise<void> {
-  const path = join(dir, segment.name);
-  const fetching = `${path}.part`;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const stopped = AbortSignal.any([signal, timeout]);
-  const bytes = await segmentBytes(segment, stopped).catch((err: unknown) => {
-    if (timeout.aborted && !signal.aborted)
-      throw new Error(`WAL segment ${segment.name} did not come down in ${timeoutMs / 1000} s`);
-    throw err;
-  });
-  if (segment.compression === 'zstd') await decompressInto(segment.name, bytes, fetching);
-  else await writeWhole(segment, bytes, fetching);
-  await chownFile(fetching, osUser);
-  await rename(fetching, path);
-}
-
-/** A segment stored as is, written whole: the one still being written padded with zeros. */
-async function writeWhole(segment: RestoreSegment, bytes: Buffer, path: string): Promise<void> {
-  // Short WAL would end replay early and pass for "no commit after the target".
-  const expected = segment.partial ? segment.sizeBytes : WAL_SEGMENT_BYTES;
-  if (bytes.length < expected)
-    throw new BrokenWalError(
-      `WAL segment ${segment.name} has ${bytes.length} bytes, not ${expected}`,
-    );
-  // As pg_receivewal keeps the segment it writes.
-  const whole =
-    bytes.length < WAL_SEGMENT_BYTES
-      ? Buffer.concat([bytes, Buffer.alloc(WAL_SEGMENT_BYTES - bytes.length)])
-      : bytes;
-  await writeFile(path, whole, { mode: 0o600 });
-}
-
-/**
- * A segment's bytes, held in memory (16 MiB at most, or it is refused as it comes): the
- * pieces it was uploaded in one after the other, or the one object a completed segment is
- * stored compressed in, each checked against the MD5 the object store answered when the
- * archive stored it. Read whole, hashed and written in one go, a
- * segment costs about a fifth less CPU than streamed through to its file chunk by chunk.
- */
-async function segmentBytes(segment: RestoreSegment, stopped: AbortSignal): Promise<Buffer> {
-  const pieces: Buffer[] = [];
-  let size = 0;
-  for (const [i, url] of segment.urls.entries()) {
-    const object = `WAL segment ${segment.name} (object ${i + 1})`;
-    const response = await fetchBody(url, stopped);
-    const status = response.statusCode ?? 0;
-    if (status < 200 || status > 299) {
-      response.destroy();
-      // The segment still being written gives up its pieces once it is complete and
-      // stored whole: a piece gone is a plan grown old (a retry plans again), not a gap.
-      if (status === 404 && !segment.partial)
-        throw new BrokenWalError(`${object} is missing from the object store`);
-      throw new Error(`${object}: HTTP ${status}`);
-    }
-    const chunks: Buffer[] = [];
-    for await (const chunk of response as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > WAL_SEGMENT_BYTES) {
-        response.destroy();
-        throw new BrokenWalError(
-          `WAL segment ${segment.name} has more than ${WAL_SEGMENT_BYTES} bytes`,
-        );
-      }
-      chunks.push(chunk);
-    }
-    const piece = Buffer.concat(chunks);
-    const md5 = recordedMd5(segment.etags?.[i]);
-    if (md5 !== undefined && createHash('md5').update(piece).digest('hex') !== md5)
-      throw new BrokenWalError(`${object} is not the bytes archived (its MD5 differs)`);
-    pieces.push(piece);
-  }
-  return pieces.length === 1 && pieces[0] ? pieces[0] : Buffer.concat(pieces);
-}
-
-/**
- * A completed segment stored compressed, decompressed by zstd straight into `path`: the
- * 16 MiB never pass through this process (through it, they cost more CPU than the rest
- * of the fetch). It must be exactly a segment.
- */
-async function decompressInto(name: string, stored: Buffer, path: string): Promise<void> {
-  const size = await zstdDecompressToFile(stored, path, {
-    maxBytes: WAL_SEGMENT_BYTES,
-    niceness: DECOMPRESS_NICENESS,
-  }).catch((err: unknown) => {
-    throw new BrokenWalError(`WAL segment ${name} does not decompress: ${(err as Error).message}`);
-  });
-  if (size !== WAL_SEGMENT_BYTES) {
-    await rm(path, { force: true });
-    throw new BrokenWalError(`WAL segment ${name} has ${size} bytes, not ${WAL_SEGMENT_BYTES}`);
-  }
-  await chmod(path, 0o600);
-}
-
-/** The MD5 an ETag stands for (a single upload's, quoted or not); undefined for others. */
-export function recordedMd5(etag: string | null | undefined): string | undefined {
-  const bare = etag?.replace(/^"|"$/g, '').toLowerCase();
-  return bare && /^[0-9a-f]{32}$/.test(bare) ? bare : undefined;
 }

@@ -1,0 +1,79 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { OsUser } from '@pgcloud/postgres';
+import type { RestoreSegment } from '../database-driver.js';
+import { fetchSegment } from './segment-fetch.js';
+
+/** What the spool's thread is given (wal-spool.ts). */
+export interface SpoolJob {
+  /** In the order they are fetched. */
+  queue: RestoreSegment[];
+  dir: string;
+  /** Where each planned segment's empty file waits until the segment is in. */
+  pendingDir: string;
+  osUser: OsUser;
+  parallel: number;
+  headStart: number;
+  fetchTimeoutMs: number;
+}
+
+/** What the spool's thread is told. */
+export type SpoolOrder =
+  | { kind: 'base-is-in' }
+  /** The restore was cancelled: the fetches fail. */
+  | { kind: 'abort' }
+  /** Recovery is over, or the build failed: the fetches stop, and that is no failure. */
+  | { kind: 'stop' };
+
+/** What the spool's thread tells: the first fetch that failed, then that every fetch ended. */
+export type SpoolMessage = { kind: 'failed'; name: string; message: string } | { kind: 'settled' };
+
+/**
+ * The spool's fetches (wal-spool.ts), in a thread of their own: the segments' buffers come
+ * and go in this thread's small heap rather than the app's. `parallel` at a time and in
+ * order; the first `headStart` at once, the rest once the base backup is in. The first
+ * failure stops every fetch.
+ */
+async function run(job: SpoolJob, port: NonNullable<typeof parentPort>): Promise<void> {
+  const aborted = new AbortController();
+  const stopped = new AbortController();
+  const signal = AbortSignal.any([aborted.signal, stopped.signal]);
+  let baseIsIn = () => {};
+  const baseIn = new Promise<void>((resolve) => (baseIsIn = resolve));
+  port.on('message', (order: SpoolOrder) => {
+    if (order.kind === 'abort') aborted.abort();
+    if (order.kind === 'stop') stopped.abort();
+    // The base backup in, or the fetches over: the fetchers waiting for it go on, or end.
+    baseIsIn();
+  });
+  const queue = [...job.queue];
+  let taken = 0;
+  const fetcher = async () => {
+    for (;;) {
+      if (taken >= job.headStart) await baseIn;
+      const next = queue.shift();
+      if (!next || stopped.signal.aborted) return;
+      taken++;
+      await fetchSegment(next, job.dir, job.osUser, signal, job.fetchTimeoutMs);
+      await rm(join(job.pendingDir, next.name));
+    }
+  };
+  await Promise.all(
+    Array.from({ length: job.parallel }, () =>
+      fetcher().catch((err: unknown) => {
+        if (!stopped.signal.aborted) {
+          const { name, message } = err instanceof Error ? err : new Error(String(err));
+          port.postMessage({ kind: 'failed', name, message } satisfies SpoolMessage);
+        }
+        stopped.abort();
+        baseIsIn();
+      }),
+    ),
+  );
+  port.postMessage({ kind: 'settled' } satisfies SpoolMessage);
+  // Nothing more to do: the thread ends.
+  port.close();
+}
+
+if (parentPort) await run(workerData as SpoolJob, parentPort);
