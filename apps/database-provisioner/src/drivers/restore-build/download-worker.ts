@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { OsUser } from '@pgcloud/postgres';
-import { extractArchive } from '@pgcloud/postgres';
+import type { OsUser } from '@pgcloud/postgres/files';
+import { extractArchive } from '@pgcloud/postgres/files';
 import { fetchBody } from './fetched-body.js';
 
 /** What the worker is given: the archive's link and where to extract it, as whom. */

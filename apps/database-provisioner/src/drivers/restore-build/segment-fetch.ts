@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { chmod, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { OsUser } from '@pgcloud/postgres';
-import { WAL_SEGMENT_BYTES, chownFile, zstdDecompressToFile } from '@pgcloud/postgres';
+import type { OsUser } from '@pgcloud/postgres/files';
+import { WAL_SEGMENT_BYTES, chownFile, zstdDecompressToFile } from '@pgcloud/postgres/files';
 import type { RestoreSegment } from '../database-driver.js';
 import { BrokenWalError } from '../database-driver.js';
 import { fetchBody } from './fetched-body.js';

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { OsUser } from '@pgcloud/postgres';
+import type { OsUser } from '@pgcloud/postgres/files';
 import type { RestoreSegment } from '../database-driver.js';
 import { fetchSegment } from './segment-fetch.js';
 
