@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import type { Server } from 'node:net';
 import { createServer } from 'node:net';
 
 /**
@@ -27,4 +29,13 @@ export async function freePort(): Promise<number> {
     if (await canListen(port)) return port;
   }
   throw new Error(`no free port in ${FIRST}-${LAST}`);
+}
+
+/** Starts `server` on a port of 127.0.0.1 the kernel picks; answers its http://127.0.0.1:<port>. */
+export async function listenOnLoopback(server: Server): Promise<string> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  return `http://127.0.0.1:${address.port}`;
 }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
@@ -9,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { listenOnLoopback } from '@pgcloud/testing';
 import { CorruptArchiveError } from '../database-driver.js';
 import { downloadAndExtract } from './archive-extract.js';
 
@@ -45,11 +45,7 @@ describe('base backup download (in a thread of its own)', () => {
       response.write(body.subarray(0, half));
       void gate.then(() => response.end(body.subarray(half)));
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const address = server.address();
-    if (!address || typeof address === 'string') throw new Error('no address');
-    baseUrl = `http://127.0.0.1:${address.port}`;
+    baseUrl = await listenOnLoopback(server);
   });
 
   afterEach(async () => {

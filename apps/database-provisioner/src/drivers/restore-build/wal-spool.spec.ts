@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { listenOnLoopback } from '@pgcloud/testing';
 import { WAL_SEGMENT_BYTES, zstdCompress } from '@pgcloud/postgres';
 import type { RestoreSegment } from '../database-driver.js';
 import { BrokenWalError } from '../database-driver.js';
@@ -57,11 +58,7 @@ describe('WAL spool', () => {
         response.writeHead(200).end(Buffer.from(piece === '1' ? 'wal of ' : name));
       });
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const address = server.address();
-    if (!address || typeof address === 'string') throw new Error('no address');
-    baseUrl = `http://127.0.0.1:${address.port}`;
+    baseUrl = await listenOnLoopback(server);
   });
 
   afterEach(async () => {
