@@ -1,5 +1,6 @@
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { OsUser } from '@pgcloud/postgres/files';
 import type { RestoreSegment } from '../database-driver.js';
@@ -13,10 +14,17 @@ export interface SpoolJob {
   /** Where each planned segment's empty file waits until the segment is in. */
   pendingDir: string;
   osUser: OsUser;
+  /** Where restore_command lists each segment it handed recovery (spoolFiles().replayLog). */
+  replayLog: string;
   parallel: number;
   headStart: number;
+  /** Segments taken ahead of those replay has asked for, at most, once past the head start. */
+  ahead: number;
   fetchTimeoutMs: number;
 }
+
+// How often a fetcher held back by `ahead` looks whether replay has moved on.
+const REPLAY_LOOK_EVERY_MS = 50;
 
 /** What the spool's thread is told. */
 export type SpoolOrder =
@@ -32,8 +40,8 @@ export type SpoolMessage = { kind: 'failed'; name: string; message: string } | {
 /**
  * The spool's fetches (wal-spool.ts), in a thread of their own: the segments' buffers come
  * and go in this thread's small heap rather than the app's. `parallel` at a time and in
- * order; the first `headStart` at once, the rest once the base backup is in. The first
- * failure stops every fetch.
+ * order; the first `headStart` at once, the rest once the base backup is in, never more
+ * than `ahead` past the segments replay has asked for. The first failure stops every fetch.
  */
 async function run(job: SpoolJob, port: NonNullable<typeof parentPort>): Promise<void> {
   const aborted = new AbortController();
@@ -49,9 +57,21 @@ async function run(job: SpoolJob, port: NonNullable<typeof parentPort>): Promise
   });
   const queue = [...job.queue];
   let taken = 0;
+  let replayed = 0;
+  // One look at the replay log at a time, however many fetchers wait for it.
+  let look: Promise<void> | undefined;
+  const lookAtReplay = () =>
+    (look ??= delay(REPLAY_LOOK_EVERY_MS)
+      .then(() => replayedSegments(job.replayLog))
+      .then((count) => void (replayed = count))
+      .finally(() => (look = undefined)));
+  // Cancelled or stopped, nothing is held back: the next take fails, or ends the fetcher.
+  const heldBack = () => !signal.aborted && taken >= job.headStart && taken - replayed >= job.ahead;
   const fetcher = async () => {
     for (;;) {
       if (taken >= job.headStart) await baseIn;
+      while (heldBack()) await lookAtReplay();
+      // Nothing awaited from the look above to here: no other fetcher takes in between.
       const next = queue.shift();
       if (!next || stopped.signal.aborted) return;
       taken++;
@@ -74,6 +94,12 @@ async function run(job: SpoolJob, port: NonNullable<typeof parentPort>): Promise
   port.postMessage({ kind: 'settled' } satisfies SpoolMessage);
   // Nothing more to do: the thread ends.
   port.close();
+}
+
+/** The segments restore_command has handed recovery so far: the replay log's names. */
+async function replayedSegments(replayLog: string): Promise<number> {
+  const log = await readFile(replayLog, 'utf8').catch(() => '');
+  return new Set(log.split('\n').filter(Boolean)).size;
 }
 
 if (parentPort) await run(workerData as SpoolJob, parentPort);

@@ -195,14 +195,9 @@ describe('WAL spool', () => {
   });
 
   it('fetches its head start only, until the base backup is in', async () => {
-    const spool = await startWalSpool(
-      segments(),
-      join(dir, 'spool'),
-      OS_USER,
-      undefined,
-      120_000,
-      1,
-    );
+    const spool = await startWalSpool(segments(), join(dir, 'spool'), OS_USER, undefined, {
+      headStart: 1,
+    });
     const [first = '', , last = ''] = NAMES;
     assert.equal(await restoreCommand(spool.restoreCommand, first, join(dir, 'x')), 0);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -212,6 +207,58 @@ describe('WAL spool', () => {
     await spool.stop();
     assert.equal(spool.failure(), undefined);
   });
+
+  it('keeps its fetches a few segments ahead of replay, never holding replay up', async () => {
+    const names = Array.from({ length: 10 }, (_, i) => `0000000100000000000000${10 + i}`);
+    const many = names.map((name) => ({
+      name,
+      urls: [`${baseUrl}/${name}/1`, `${baseUrl}/${name}/2`],
+      partial: true,
+      sizeBytes: `wal of ${name}`.length,
+    }));
+    // What the store was asked for: a segment's first piece is asked for once its fetch starts.
+    const asked = new Set<string>();
+    server.on('request', (request: { url?: string }) => {
+      const [name = '', piece] = (request.url ?? '').slice(1).split('/');
+      if (piece === '1') asked.add(name);
+    });
+    const ahead = 3;
+    const spool = await startWalSpool(many, join(dir, 'spool'), OS_USER, undefined, {
+      headStart: 2,
+      ahead,
+    });
+    spool.baseIsIn();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(asked.size, ahead, 'held at `ahead` while replay has asked for none');
+    for (const [i, name] of names.entries()) {
+      assert.equal(await restoreCommand(spool.restoreCommand, name, join(dir, 'x')), 0, name);
+      assert.ok(asked.size <= i + 1 + ahead, `${asked.size} asked after ${i + 1} replayed`);
+    }
+    await spool.stop();
+    assert.equal(spool.failure(), undefined);
+  });
+
+  // A fetcher held back past a cancel would wait for replay, and replay for it: the timeout.
+  it(
+    'fails its fetches once the restore is cancelled, even those held back',
+    { timeout: 10_000 },
+    async () => {
+      const cancel = new AbortController();
+      const spool = await startWalSpool(segments(), join(dir, 'spool'), OS_USER, cancel.signal, {
+        headStart: 1,
+        ahead: 1,
+      });
+      assert.equal(await restoreCommand(spool.restoreCommand, NAMES[0] ?? '', join(dir, 'x')), 0);
+      spool.baseIsIn();
+      // The second segment in, the fetchers wait for replay to ask for it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await stat(join(dir, 'spool', NAMES[1] ?? ''));
+      cancel.abort();
+      assert.equal(await restoreCommand(spool.restoreCommand, NAMES[2] ?? '', join(dir, 'y')), 255);
+      assert.ok(spool.failure(), 'the cancel is the failure');
+      await spool.stop();
+    },
+  );
 
   it('takes a complete segment missing from the store for a broken archive', async () => {
     missing.add(NAMES[2] ?? '');
@@ -251,7 +298,9 @@ describe('WAL spool', () => {
 
   it('fails a fetch that stalls, aborting recovery rather than keep it waiting', async () => {
     hold(NAMES[0] ?? '');
-    const spool = await startWalSpool(segments(), join(dir, 'spool'), OS_USER, undefined, 300);
+    const spool = await startWalSpool(segments(), join(dir, 'spool'), OS_USER, undefined, {
+      fetchTimeoutMs: 300,
+    });
     assert.equal(await restoreCommand(spool.restoreCommand, NAMES[0] ?? '', join(dir, 'x')), 255);
     assert.match(String(spool.failure()), /WAL segment \w+ did not come down in 0.3 s/);
     await spool.stop();

@@ -14,6 +14,12 @@ const PARALLEL_FETCHES = 8;
 // 1 GB and 3.2 GB of WAL: 9.6 s to download and extract, against 3 s alone), and replay,
 // which takes one core, leaves the other to the fetches.
 const HEAD_START_SEGMENTS = 32;
+// Segments fetched ahead of replay, at most, once the base backup is in: replay asks for one
+// every 0.1 s or so, a fetch takes 0.3 s. Decompressing as fast as it could beside replay,
+// the spool wrote the page cache on the other core all along, and replay's own process took
+// 1.37x to 1.49x pgBackRest's CPU for the same WAL, the difference in the kernel's copies
+// into the page cache; held 16 ahead, 1.12x (bench/results/2026-11-30-pitr-5.md).
+const AHEAD_SEGMENTS = 16;
 // A segment's fetch that takes longer has stalled: it fails (and the restore with it, to be
 // tried again) rather than keep recovery waiting for it until the job's lease is lost.
 const SEGMENT_FETCH_TIMEOUT_MS = 120_000;
@@ -37,6 +43,13 @@ export function spoolFiles(dir: string) {
   };
 }
 
+/** How a spool's fetches are paced (the constants above unless a spec says otherwise). */
+export interface SpoolPace {
+  fetchTimeoutMs: number;
+  headStart: number;
+  ahead: number;
+}
+
 /** A spool being filled while recovery reads from it. */
 export interface WalSpool {
   /** restore_command: the segment once it is in (waiting for it), never one unplanned. */
@@ -56,7 +69,8 @@ export interface WalSpool {
  * Starts fetching a point-in-time restore's WAL segments into `dir`, 8 at a time and in
  * order, and answers at once: the first `headStart` while the base backup comes down, the
  * rest once baseIsIn() says it is in, so recovery replays while the later segments come
- * down (platform-facts: fetching inside restore_command is several times slower than replay).
+ * down (fetching inside restore_command is several times slower than replay), never more
+ * than `ahead` past the last one recovery asked for.
  * Each segment is written under a temporary name, checked and renamed, so restore_command
  * copies only whole segments; it waits for a planned segment not in yet, fails at once for
  * any other file (not in the archive), and aborts recovery once a fetch has failed (or
@@ -73,9 +87,13 @@ export async function startWalSpool(
   dir: string,
   osUser: OsUser,
   signal?: AbortSignal,
-  fetchTimeoutMs = SEGMENT_FETCH_TIMEOUT_MS,
-  headStart = HEAD_START_SEGMENTS,
+  pace: Partial<SpoolPace> = {},
 ): Promise<WalSpool> {
+  const {
+    fetchTimeoutMs = SEGMENT_FETCH_TIMEOUT_MS,
+    headStart = HEAD_START_SEGMENTS,
+    ahead = AHEAD_SEGMENTS,
+  } = pace;
   for (const segment of segments)
     if (!/^[0-9A-F]{24}$/.test(segment.name)) throw new Error(`not a WAL segment: ${segment.name}`);
   const files = spoolFiles(dir);
@@ -97,9 +115,11 @@ export async function startWalSpool(
     queue: [...segments.filter((s) => s.partial), ...segments.filter((s) => !s.partial)],
     dir,
     pendingDir: files.pendingDir,
+    replayLog: files.replayLog,
     osUser,
     parallel: PARALLEL_FETCHES,
     headStart,
+    ahead,
     fetchTimeoutMs,
   };
   const worker = new Worker(new URL('./spool-worker.js', import.meta.url), { workerData: job });
