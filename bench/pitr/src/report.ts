@@ -44,7 +44,7 @@ export interface SizeRun {
 }
 
 export const DESCRIPTION = [
-  "  pgcloud: completed_at - started_at of POST .../pitr/restore {target_time, target_database} (the new database's server made meanwhile, base backup download + SHA-256 and extraction while the first 32 WAL segments are fetched 8 at a time, the rest during replay to the target, decompressed by zstd into the spool, promotion, roles, TLS checks, swap); the database deleted after each sample",
+  "  pgcloud: completed_at - started_at of POST .../pitr/restore {target_time, target_database} (the new database's server made meanwhile, base backup download + SHA-256 and extraction while the first 32 WAL segments are fetched 8 at a time, the rest during replay to the target, at most 16 ahead of it, decompressed by zstd into the spool, promotion, roles, TLS checks, swap); the database deleted after each sample",
   '  phases: pgcloud_restore_phase_duration_seconds of database-provisioner (kind=pitr, target=target_database)',
   '  by hand (downloads included): the same base backup through its link (https, trusting the S3 certificate) while the WAL comes from S3 8 at a time (a compressed segment through zstd -d as it comes), tar --zstd -x, recovery with restore_command cp, promote, until pg_is_in_recovery() is false',
   '  pgBackRest: `pgbackrest restore --type=time --target=<target> --target-action=promote` of its full backup (zstd, process-max = cores, files bundled) from its repository on the same S3 (HTTPS) into a fresh directory, then pg_ctl start until recovery (asynchronous archive-get, a queue of 1 GiB) has reached the target, it is promoted and a write commits',

@@ -18,7 +18,7 @@ const HEAD_START_SEGMENTS = 32;
 // every 0.1 s or so, a fetch takes 0.3 s. Decompressing as fast as it could beside replay,
 // the spool wrote the page cache on the other core all along, and replay's own process took
 // 1.37x to 1.49x pgBackRest's CPU for the same WAL, the difference in the kernel's copies
-// into the page cache; held 16 ahead, 1.12x (bench/results/2026-11-30-pitr-5.md).
+// into the page cache (bench/results/2026-11-29-pitr-4.md); held 16 ahead, 1.12x in a trial.
 const AHEAD_SEGMENTS = 16;
 // A segment's fetch that takes longer has stalled: it fails (and the restore with it, to be
 // tried again) rather than keep recovery waiting for it until the job's lease is lost.
