@@ -1,7 +1,7 @@
 // A bench's bulk database on a local S3 of its own served over HTTPS, for the benches that
 // set pgBackRest beside pgcloud: pgBackRest speaks S3 only over TLS, and the stack's apps
 // then use the same HTTPS endpoint, so every target meets the same TLS.
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,7 +92,14 @@ export function benchServer(bulk: BulkDatabase): BenchServer {
 
 /** Bytes of a data directory as `du -sb` counts them: what a base backup copies, WAL included. */
 export function dataDirectoryBytes(pgdata: string): number {
-  return Number(execFileSync('du', ['-sb', pgdata], { encoding: 'utf8' }).split('\t')[0]);
+  const du = spawnSync('du', ['-sb', pgdata], { encoding: 'utf8' });
+  // A live server's files come and go while du walks them (a segment archived, its .done
+  // removed): du says so, exits 1 and counts the rest, which is all a size needs.
+  const said = du.stderr.split('\n').filter(Boolean);
+  const vanished =
+    du.status === 1 && said.every((line) => line.endsWith('No such file or directory'));
+  if (du.status !== 0 && !vanished) throw new Error(`du -sb ${pgdata} failed: ${du.stderr.trim()}`);
+  return Number(du.stdout.split('\t')[0]);
 }
 
 /**
