@@ -6,6 +6,11 @@ import { BASE_ENV } from './os-user.js';
 
 const STDERR_KEPT_BYTES = 2048;
 
+/** zstd refused what it was given (not zstd, cut short, past a limit): what it said. */
+export class ZstdError extends Error {
+  override name = 'ZstdError';
+}
+
 /**
  * A buffer compressed by zstd at its default level (3), in one frame: how the WAL archive
  * stores a completed segment (docs/architecture.md#the-wal-archive-inside).
@@ -41,7 +46,8 @@ export interface FileDecompressor {
   /**
    * Decompresses the zstd file `from` into the file at `to` (made or replaced), never more
    * than `maxBytes` of it, and answers its size; the bytes never pass through this process.
-   * A failure says what zstd said and leaves no `to`.
+   * A failure leaves no `to`: a ZstdError when zstd refused the file, another error when
+   * the shell is gone.
    */
   toFile(from: string, to: string): Promise<number>;
   /** Ends the shell once the files given before are done. */
@@ -84,7 +90,7 @@ export function startFileDecompressor(options: ToFileOptions): FileDecompressor 
     if (!next) return;
     const [status = '', ...said] = line.split(' ');
     if (status === '0') return stat(next.path).then((s) => next.resolve(s.size), next.reject);
-    next.reject(new Error(`zstd failed (${exitOf(Number(status))}): ${said.join(' ').trim()}`));
+    next.reject(new ZstdError(`zstd failed (${exitOf(Number(status))}): ${said.join(' ').trim()}`));
   };
   createInterface({ input: child.stdout }).on('line', (line) => void answer(line));
   const ended = new Promise<void>((resolve) =>
@@ -145,7 +151,7 @@ function runZstd(args: string[], input: Buffer | null, maxBytes: number): Promis
     child.once('close', (code, signal) => {
       if (refused) reject(refused);
       else if (code === 0) resolve(Buffer.concat(chunks));
-      else reject(new Error(`zstd failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`));
+      else reject(new ZstdError(`zstd failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`));
     });
     if (input) child.stdin.end(input);
     else child.stdin.end();

@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import { chmod, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileDecompressor, OsUser } from '@pgcloud/postgres/files';
-import { WAL_SEGMENT_BYTES, chownFile, startFileDecompressor } from '@pgcloud/postgres/files';
+import {
+  WAL_SEGMENT_BYTES,
+  ZstdError,
+  chownFile,
+  startFileDecompressor,
+} from '@pgcloud/postgres/files';
 import type { RestoreSegment } from '../database-driver.js';
 import { BrokenWalError } from '../database-driver.js';
 import { fetchBody } from './fetched-body.js';
@@ -124,9 +129,9 @@ async function decompressInto(
   const size = await decompressor
     .toFile(compressed, path)
     .catch((err: unknown) => {
-      throw new BrokenWalError(
-        `WAL segment ${name} does not decompress: ${(err as Error).message}`,
-      );
+      // zstd's refusal is the archive's fault; a shell gone is this restore's, tried again.
+      if (!(err instanceof ZstdError)) throw err;
+      throw new BrokenWalError(`WAL segment ${name} does not decompress: ${err.message}`);
     })
     .finally(() => rm(compressed, { force: true }));
   if (size !== WAL_SEGMENT_BYTES) {
