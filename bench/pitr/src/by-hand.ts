@@ -22,7 +22,7 @@ import { getBackupDownload, unwrap } from '@pgcloud/api-client';
 import { WAL_SEGMENT_BYTES, chownFile, resolveOsUser } from '@pgcloud/postgres';
 import type { ObjectStore } from '@pgcloud/storage';
 import type { DatabasePath } from '@pgcloud/bench-support';
-import { downloadTrusting, pollUntil } from '@pgcloud/bench-support';
+import { downloadTrusting, untilPromoted } from '@pgcloud/bench-support';
 import { RestoredByHand } from '@pgcloud/testing';
 import { walObjects } from './wal-objects.js';
 import { RESTORED_SQL } from './wal-writes.js';
@@ -88,10 +88,7 @@ export async function restoreByHand(
       await rm(archive);
       await configureRecovery(restored.dataDir, walDir, targetTime);
       await restored.start();
-      await pollUntil(
-        () => restored.query('postgres', 'SELECT pg_is_in_recovery()'),
-        (inRecovery) => inRecovery === 'f',
-      );
+      await untilPromoted(restored.address);
       const promoted = seconds();
       const answer = await restored.query(source.database, RESTORED_SQL);
       return { startedAtMs, downloaded, extracted, promoted, segments, answer };

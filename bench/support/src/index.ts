@@ -5,6 +5,7 @@ export * from './metrics-text.js';
 export * from './restore-phases.js';
 export * from './bench-database.js';
 export * from './pgbackrest.js';
+export * from './promotion-wait.js';
 export * from './https-s3-database.js';
 export * from './size-growth.js';
 export * from './grow.js';

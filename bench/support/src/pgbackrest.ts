@@ -4,7 +4,7 @@
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { OsUser, SocketAddress } from '@pgcloud/postgres';
+import type { OsUser } from '@pgcloud/postgres';
 import {
   chownFile,
   ensureOwnedDir,
@@ -17,10 +17,9 @@ import {
 import type { ObjectStore } from '@pgcloud/storage';
 import type { BackRestOptions, BackedUpServer, Repository } from './pgbackrest-config.js';
 import { STANZA, configLines } from './pgbackrest-config.js';
+import { untilWritable } from './promotion-wait.js';
 
 const SQL_TIMEOUT_MS = 30_000;
-// SQLSTATE of a write refused by a server in recovery.
-const READ_ONLY = '25006';
 // A restore to the backup's consistent point, promoted there.
 const IMMEDIATE = ['--type=immediate', '--target-action=promote'];
 
@@ -42,26 +41,6 @@ interface Restored {
   startedAtMs: number;
   restoreSeconds: number;
   startSeconds: number;
-}
-
-/**
- * Tries a write every 100 ms until one commits: the server refuses it while it is still
- * in recovery (read_only_sql_transaction), and any other error is a failure.
- */
-async function untilWritable(address: SocketAddress): Promise<void> {
-  for (;;) {
-    const wrote = await withSuperuser(address, SQL_TIMEOUT_MS, async (client) => {
-      try {
-        await client.query('CREATE TABLE IF NOT EXISTS public.bench_restored_writable ()');
-        return true;
-      } catch (err) {
-        if ((err as { code?: string }).code === READ_ONLY) return false;
-        throw err;
-      }
-    });
-    if (wrote) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 export class PgBackRest {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { OsUser } from '@pgcloud/postgres';
+import type { OsUser, SocketAddress } from '@pgcloud/postgres';
 import { ensureOwnedDir, pgBinDir, resolveOsUser, runAsOsUser, runPgTool } from '@pgcloud/postgres';
 import { freePort } from './free-port.js';
 
@@ -69,6 +69,12 @@ export class RestoredByHand {
     const log = join(this.dir, 'server.log');
     await this.pgCtl(['-o', options, '-l', log, '-w', '-t', '600', 'start']);
     this.port = port;
+  }
+
+  /** Where the started server listens: its folder's socket. */
+  get address(): SocketAddress {
+    if (this.port === undefined) throw new Error('start the server first');
+    return { socketDir: this.dir, port: this.port };
   }
 
   /** psql as the superuser on the started server; answers its unaligned output. */
