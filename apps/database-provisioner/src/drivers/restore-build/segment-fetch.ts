@@ -1,13 +1,8 @@
 import { createHash } from 'node:crypto';
 import { chmod, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FileDecompressor, OsUser } from '@pgcloud/postgres/files';
-import {
-  WAL_SEGMENT_BYTES,
-  ZstdError,
-  chownFile,
-  startFileDecompressor,
-} from '@pgcloud/postgres/files';
+import type { OsUser } from '@pgcloud/postgres/files';
+import { WAL_SEGMENT_BYTES, chownFile, zstdDecompressToFile } from '@pgcloud/postgres/files';
 import type { RestoreSegment } from '../database-driver.js';
 import { BrokenWalError } from '../database-driver.js';
 import { fetchBody } from './fetched-body.js';
@@ -18,14 +13,6 @@ import { fetchBody } from './fetched-body.js';
 const DECOMPRESS_NICENESS = 10;
 
 /**
- * The decompressor of a spool's segments: one shell for all of them, each under a limit of
- * a segment's size, at the nice value above.
- */
-export function startSegmentDecompressor(): FileDecompressor {
-  return startFileDecompressor({ maxBytes: WAL_SEGMENT_BYTES, niceness: DECOMPRESS_NICENESS });
-}
-
-/**
  * Fetches one segment into `dir` under a temporary name, checks it (its MD5s, its size, its
  * decompression) and renames it to its own name, so restore_command copies only whole
  * segments. A fetch that takes longer than `timeoutMs` has stalled and fails.
@@ -34,7 +21,6 @@ export async function fetchSegment(
   segment: RestoreSegment,
   dir: string,
   osUser: OsUser,
-  decompressor: FileDecompressor,
   signal: AbortSignal,
   timeoutMs: number,
 ): Promise<void> {
@@ -47,8 +33,7 @@ export async function fetchSegment(
       throw new Error(`WAL segment ${segment.name} did not come down in ${timeoutMs / 1000} s`);
     throw err;
   });
-  if (segment.compression === 'zstd')
-    await decompressInto(segment.name, bytes, fetching, decompressor);
+  if (segment.compression === 'zstd') await decompressInto(segment.name, bytes, fetching);
   else await writeWhole(segment, bytes, fetching);
   await chownFile(fetching, osUser);
   await rename(fetching, path);
@@ -113,27 +98,17 @@ async function segmentBytes(segment: RestoreSegment, stopped: AbortSignal): Prom
 }
 
 /**
- * A completed segment stored compressed, decompressed by zstd straight into `path` (the
- * stored bytes handed over in a file beside it): the 16 MiB never pass through this
- * process (through it, they cost more CPU than the rest of the fetch). It must be exactly
- * a segment.
+ * A completed segment stored compressed, decompressed by zstd straight into `path`: the
+ * 16 MiB never pass through this process (through it, they cost more CPU than the rest
+ * of the fetch). It must be exactly a segment.
  */
-async function decompressInto(
-  name: string,
-  stored: Buffer,
-  path: string,
-  decompressor: FileDecompressor,
-): Promise<void> {
-  const compressed = `${path}.zst`;
-  await writeFile(compressed, stored, { mode: 0o600 });
-  const size = await decompressor
-    .toFile(compressed, path)
-    .catch((err: unknown) => {
-      // zstd's refusal is the archive's fault; a shell gone is this restore's, tried again.
-      if (!(err instanceof ZstdError)) throw err;
-      throw new BrokenWalError(`WAL segment ${name} does not decompress: ${err.message}`);
-    })
-    .finally(() => rm(compressed, { force: true }));
+async function decompressInto(name: string, stored: Buffer, path: string): Promise<void> {
+  const size = await zstdDecompressToFile(stored, path, {
+    maxBytes: WAL_SEGMENT_BYTES,
+    niceness: DECOMPRESS_NICENESS,
+  }).catch((err: unknown) => {
+    throw new BrokenWalError(`WAL segment ${name} does not decompress: ${(err as Error).message}`);
+  });
   if (size !== WAL_SEGMENT_BYTES) {
     await rm(path, { force: true });
     throw new BrokenWalError(`WAL segment ${name} has ${size} bytes, not ${WAL_SEGMENT_BYTES}`);

@@ -4,7 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { OsUser } from '@pgcloud/postgres/files';
 import type { RestoreSegment } from '../database-driver.js';
-import { fetchSegment, startSegmentDecompressor } from './segment-fetch.js';
+import { fetchSegment } from './segment-fetch.js';
 
 /** What the spool's thread is given (wal-spool.ts). */
 export interface SpoolJob {
@@ -55,7 +55,6 @@ async function run(job: SpoolJob, port: NonNullable<typeof parentPort>): Promise
     // The base backup in, or the fetches over: the fetchers waiting for it go on, or end.
     baseIsIn();
   });
-  const decompressor = startSegmentDecompressor();
   const queue = [...job.queue];
   let taken = 0;
   let replayed = 0;
@@ -76,7 +75,7 @@ async function run(job: SpoolJob, port: NonNullable<typeof parentPort>): Promise
       const next = queue.shift();
       if (!next || stopped.signal.aborted) return;
       taken++;
-      await fetchSegment(next, job.dir, job.osUser, decompressor, signal, job.fetchTimeoutMs);
+      await fetchSegment(next, job.dir, job.osUser, signal, job.fetchTimeoutMs);
       await rm(join(job.pendingDir, next.name));
     }
   };
@@ -92,7 +91,6 @@ async function run(job: SpoolJob, port: NonNullable<typeof parentPort>): Promise
       }),
     ),
   );
-  await decompressor.close();
   port.postMessage({ kind: 'settled' } satisfies SpoolMessage);
   // Nothing more to do: the thread ends.
   port.close();
