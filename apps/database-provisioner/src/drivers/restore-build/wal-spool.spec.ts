@@ -28,6 +28,15 @@ async function restoreCommand(command: string, name: string, to: string): Promis
   return code;
 }
 
+/** Waits until `done` holds, looking every 20 ms, for at most 5 s (a loaded machine is slow). */
+async function until(done: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe('WAL spool', () => {
   let dir: string;
   let server: Server;
@@ -228,6 +237,7 @@ describe('WAL spool', () => {
       ahead,
     });
     spool.baseIsIn();
+    await until(() => asked.size >= ahead);
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(asked.size, ahead, 'held at `ahead` while replay has asked for none');
     for (const [i, name] of names.entries()) {
@@ -251,8 +261,13 @@ describe('WAL spool', () => {
       assert.equal(await restoreCommand(spool.restoreCommand, NAMES[0] ?? '', join(dir, 'x')), 0);
       spool.baseIsIn();
       // The second segment in, the fetchers wait for replay to ask for it.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await stat(join(dir, 'spool', NAMES[1] ?? ''));
+      const second = join(dir, 'spool', NAMES[1] ?? '');
+      await until(() =>
+        stat(second).then(
+          () => true,
+          () => false,
+        ),
+      );
       cancel.abort();
       assert.equal(await restoreCommand(spool.restoreCommand, NAMES[2] ?? '', join(dir, 'y')), 255);
       assert.ok(spool.failure(), 'the cancel is the failure');
